@@ -1,0 +1,1 @@
+"""Pure, shared building blocks: recipes, hashing, storage, provenance. No Dagster imports here."""

@@ -1,0 +1,173 @@
+"""One storage helper: every asset writes under a root URI (local folder or gs://bucket/prefix).
+
+Writes are atomic: an output is staged under a temporary name and only becomes visible when
+committed. Locally the commit is a directory rename; on object stores (no rename) the files are
+copied into place and a `_COMMITTED` marker is written last. Readers only trust committed outputs,
+so a crash never leaves a half-written asset that looks complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import posixpath
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import fsspec
+
+from marin_assets.core.hashing import combine_hashes, sha256_stream
+
+COMMIT_MARKER = "_COMMITTED"
+MANIFEST_NAME = "_provenance.json"
+# Files that describe an output rather than being part of its content.
+_META_FILES = {COMMIT_MARKER, MANIFEST_NAME}
+
+
+class StorageError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Storage:
+    root_uri: str
+
+    @property
+    def fs(self) -> fsspec.AbstractFileSystem:
+        fs, _ = fsspec.core.url_to_fs(self.root_uri)
+        return fs
+
+    @property
+    def is_local(self) -> bool:
+        return "://" not in self.root_uri or self.root_uri.startswith("file://")
+
+    def uri(self, *parts: str) -> str:
+        """Absolute URI of a path under the root (what MaxText, Spark and users are handed)."""
+        rel = posixpath.join(*parts) if parts else ""
+        if ".." in rel.split("/"):
+            raise StorageError(f"path escapes the storage root: {rel!r}")
+        root = self.root_uri.rstrip("/")
+        if self.is_local:
+            root = os.path.abspath(root.removeprefix("file://"))
+        return f"{root}/{rel}" if rel else root
+
+    def exists(self, *parts: str) -> bool:
+        return self.fs.exists(self.uri(*parts))
+
+    def is_committed(self, *parts: str) -> bool:
+        return self.fs.exists(self.uri(*parts, COMMIT_MARKER))
+
+    @contextlib.contextmanager
+    def atomic_dir(self, *parts: str) -> Iterator[StagedOutput]:
+        """Yield a staging folder; on success it replaces `parts` and is marked committed.
+
+        On an exception the staging folder is removed and the previous committed output (if any)
+        stays untouched.
+        """
+        final = self.uri(*parts)
+        staging = f"{final}.staging-{uuid.uuid4().hex[:8]}"
+        fs = self.fs
+        fs.makedirs(staging, exist_ok=True)
+        try:
+            yield StagedOutput(storage=self, path=staging, final_uri=final)
+            self._commit(staging, final)
+        except BaseException:
+            if fs.exists(staging):
+                fs.rm(staging, recursive=True)
+            raise
+
+    def _commit(self, staging: str, final: str) -> None:
+        fs = self.fs
+        if self.is_local:
+            with open(os.path.join(staging, COMMIT_MARKER), "w") as f:
+                f.write("ok\n")
+            if os.path.exists(final):
+                trash = f"{final}.old-{uuid.uuid4().hex[:8]}"
+                os.rename(final, trash)
+                os.rename(staging, final)
+                fs.rm(trash, recursive=True)
+            else:
+                os.makedirs(os.path.dirname(final), exist_ok=True)
+                os.rename(staging, final)
+            return
+        # Object stores: drop the old marker first, copy, then write the marker last.
+        if fs.exists(final):
+            fs.rm(final, recursive=True)
+        fs.copy(staging + "/", final + "/", recursive=True)
+        fs.rm(staging, recursive=True)
+        with fs.open(f"{final}/{COMMIT_MARKER}", "w") as f:
+            f.write("ok\n")
+
+    def write_bytes_atomic(self, data: bytes, *parts: str) -> str:
+        """Write one small file atomically (temp name, then move)."""
+        final = self.uri(*parts)
+        tmp = f"{final}.tmp-{uuid.uuid4().hex[:8]}"
+        fs = self.fs
+        fs.makedirs(posixpath.dirname(final), exist_ok=True)
+        with fs.open(tmp, "wb") as f:
+            f.write(data)
+        fs.mv(tmp, final)
+        return final
+
+    def write_json_atomic(self, obj, *parts: str) -> str:
+        return self.write_bytes_atomic(json.dumps(obj, indent=2, sort_keys=True, default=str).encode(), *parts)
+
+    def read_json(self, *parts: str):
+        with self.fs.open(self.uri(*parts), "r") as f:
+            return json.load(f)
+
+    def require_committed(self, *parts: str) -> str:
+        if not self.is_committed(*parts):
+            raise StorageError(
+                f"{self.uri(*parts)} is missing or was never committed; materialize its asset first"
+            )
+        return self.uri(*parts)
+
+    def list_files(self, *parts: str) -> list[str]:
+        """Relative paths of the content files of an output folder (sorted, meta files excluded)."""
+        return self.list_files_at(self.uri(*parts))
+
+    def list_files_at(self, base: str) -> list[str]:
+        out = []
+        for path in self.fs.find(base):
+            rel = posixpath.relpath(_strip_protocol(path), _strip_protocol(base))
+            if posixpath.basename(rel) not in _META_FILES:
+                out.append(rel)
+        return sorted(out)
+
+    def content_hash(self, *parts: str) -> str:
+        """Hash of every content file's relative path and bytes: the output's data version."""
+        return self.content_hash_at(self.uri(*parts))
+
+    def content_hash_at(self, base: str) -> str:
+        fs = self.fs
+        named = []
+        for rel in self.list_files_at(base):
+            with fs.open(f"{base}/{rel}", "rb") as f:
+                named.append((rel, sha256_stream(f)))
+        return combine_hashes(named)
+
+
+@dataclass(frozen=True)
+class StagedOutput:
+    """A folder being written: files go under `path`; readers will see them at `final_uri`."""
+
+    storage: Storage
+    path: str
+    final_uri: str
+
+    def join(self, *parts: str) -> str:
+        return posixpath.join(self.path, *parts)
+
+    def content_hash(self) -> str:
+        return self.storage.content_hash_at(self.path)
+
+    def write_json(self, obj, name: str) -> None:
+        with self.storage.fs.open(self.join(name), "w") as f:
+            json.dump(obj, f, indent=2, sort_keys=True, default=str)
+
+
+def _strip_protocol(path: str) -> str:
+    return path.split("://", 1)[-1]

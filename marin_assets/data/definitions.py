@@ -1,0 +1,3 @@
+import dagster as dg
+
+defs = dg.Definitions()

@@ -1,0 +1,50 @@
+# Sourced by the other scripts: finds Python 3.12 and Java 17+, installs uv and the locked environment.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export UV_PYTHON_DOWNLOADS=never
+export DAGSTER_HOME="${DAGSTER_HOME:-$REPO/.marin/dagster_home}"
+
+find_python312() {
+  local candidate
+  for candidate in "$(command -v python3.12 || true)" \
+                   $(ls -d "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/3.12*/bin/python3.12 2>/dev/null) \
+                   /usr/bin/python3.12 /usr/local/bin/python3.12; do
+    # A pyenv shim exists on PATH but fails unless pyenv exposes 3.12: run it to be sure.
+    if [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
+      echo "$candidate"; return 0
+    fi
+  done
+  return 1
+}
+
+PYTHON312="$(find_python312)" || {
+  echo "error: Python 3.12 not found. Install it (Debian/Ubuntu: 'apt-get install python3.12 python3.12-venv'," >&2
+  echo "       or 'pyenv install 3.12') and run this again." >&2
+  exit 1
+}
+
+check_java() {
+  local version
+  if ! command -v java >/dev/null 2>&1; then
+    echo "error: Java 17+ is needed by Spark and was not found. Install it: 'sudo apt-get install openjdk-17-jre-headless'." >&2
+    exit 1
+  fi
+  version="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
+  if [ -z "$version" ] || [ "$version" -lt 17 ]; then
+    echo "error: Java $version found, Spark needs 17+. Install it: 'sudo apt-get install openjdk-17-jre-headless'." >&2
+    exit 1
+  fi
+}
+check_java
+
+# uv comes from PyPI into a private tools venv, so nothing is installed system-wide.
+if [ ! -x "$REPO/.tools/bin/uv" ]; then
+  "$PYTHON312" -m venv "$REPO/.tools"
+  "$REPO/.tools/bin/pip" install --quiet --disable-pip-version-check "uv==0.13.9"
+fi
+UV="$REPO/.tools/bin/uv"
+"$UV" sync --quiet --locked --python "$PYTHON312" --project "$REPO" --all-groups
+
+mkdir -p "$DAGSTER_HOME"
+[ -f "$DAGSTER_HOME/dagster.yaml" ] || cp "$REPO/deployments/local/dagster.yaml" "$DAGSTER_HOME/dagster.yaml"
+export PATH="$REPO/.venv/bin:$PATH"

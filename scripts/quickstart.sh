@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# One command: install everything, then materialize the whole graph on the shipped sample corpus.
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$REPO"
+exec "$REPO/.venv/bin/marin" materialize-all "$@"

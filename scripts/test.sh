@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# One command: install everything, then run the whole test suite (slow end-to-end tests included).
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$REPO"
+exec "$REPO/.venv/bin/python" -m pytest "$@"
