@@ -1,0 +1,10 @@
+"""Where each stage's outputs live under the storage root. Stages import paths from here only."""
+
+RAW = "raw"                   # raw/<source>/            file inventory + checksums of a source snapshot
+CLEANED = "cleaned"           # cleaned/<source>/        documents/ rejected/ quarantine/ (Parquet) + stats.json
+TOKENIZER = "tokenizer"       # tokenizer/<name>/        tokenizer.json, tokenizer_config.json
+TOKENIZED = "tokenized"       # tokenized/<source>/      shard-00000.parquet ... (tokens: list<int32>)
+MIXTURES = "mixtures"         # mixtures/<mixture>/      train/ validation/ shards + mixture.json
+TRAINING = "training"         # training/<run>/          MaxText base_output_directory of one run
+SCALING = "scaling"           # scaling/<suite>/         runs/<budget>__<size>/, fits/, plots/
+GOVERNANCE = "governance"     # governance/              failure_catalog/, audit/
