@@ -1,0 +1,7 @@
+"""One partition per source in the registry; every per-source asset in the graph uses this."""
+
+import dagster as dg
+
+from marin_assets.data.sources import load_sources
+
+SOURCE_PARTITIONS = dg.StaticPartitionsDefinition(load_sources().names)

@@ -1,0 +1,93 @@
+"""The sources registry: what raw corpora exist, where, in which format, under which license."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+
+from pydantic import Field, field_validator, model_validator
+
+from marin_assets.core.recipes import Recipe, load_recipe
+
+SOURCES_RECIPE = "sources.yaml"
+
+
+class SourceFormat(StrEnum):
+    JSONL = "jsonl"
+    JSONL_GZ = "jsonl.gz"
+    JSONL_ZST = "jsonl.zst"
+    PARQUET = "parquet"
+    WARC = "warc"
+    WARC_GZ = "warc.gz"
+    HTML_DIR = "html_dir"  # a folder of .html files, one document each
+
+
+class Provenance(Recipe):
+    origin: str = Field(description="Where the data came from (URL, package, person)")
+    version: str = Field(description="Version or snapshot date of the origin")
+    checksum: str | None = Field(
+        default=None,
+        description="sha256 over the source's files (core.hashing.combine_hashes of (relative path, sha256)); "
+        "the compliance check refuses the source when the files no longer match",
+    )
+
+
+class SourceSpec(Recipe):
+    name: str
+    uri: str = Field(description="File, folder, glob, or gs:// URI; relative paths are relative to the registry file")
+    format: SourceFormat
+    text_field: str = "text"
+    id_field: str | None = "id"
+    url_field: str | None = "url"
+    license: str = Field(description="SPDX license identifier, e.g. PSF-2.0, GPL-3.0-only, CC-BY-4.0")
+    provenance: Provenance | None = None
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _partition_safe(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_\-]*", value):
+            raise ValueError("must be lowercase letters, digits, '_' or '-' (it names a partition and a folder)")
+        return value
+
+
+class SourcesRegistry(Recipe):
+    sources: list[SourceSpec]
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> SourcesRegistry:
+        names = [s.name for s in self.sources]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate source names: {dupes}")
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.sources]
+
+    def get(self, name: str) -> SourceSpec:
+        for spec in self.sources:
+            if spec.name == name:
+                return spec
+        raise KeyError(f"unknown source {name!r}; known: {self.names}")
+
+
+def resolve_uri(uri: str, registry_path: Path) -> str:
+    """Relative local URIs are relative to the registry file, so the repo can move."""
+    if "://" in uri or uri.startswith("/"):
+        return uri
+    return str((registry_path.parent / uri).resolve())
+
+
+@cache
+def load_sources(path: str | Path = SOURCES_RECIPE) -> SourcesRegistry:
+    from marin_assets.core.recipes import recipes_dir
+
+    path = Path(path)
+    full = path if path.is_absolute() else recipes_dir() / path
+    registry = load_recipe(full, SourcesRegistry)
+    resolved = [s.model_copy(update={"uri": resolve_uri(s.uri, full)}) for s in registry.sources]
+    return registry.model_copy(update={"sources": resolved})
