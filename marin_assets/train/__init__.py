@@ -1,0 +1,1 @@
+"""Training stage: model recipes, resources, preflight, MaxText launchers, checkpoints."""
