@@ -1,12 +1,18 @@
-"""One table of environments; picking one is a lookup, not an if-chain."""
+"""One table of environments; picking one is a lookup, not an if-chain.
+
+local (default): SQLite instance, local files, Spark local[2], JAX on CPU, in-process execution.
+production: Postgres instance (deployments/production/dagster.yaml), gs:// storage, Spark on a
+cluster, TPU pods on Kubernetes, one Kubernetes job per step.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import dagster as dg
-from pathlib import Path
 
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.storage import StorageResource
@@ -15,14 +21,20 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_LOCAL_ROOT = REPO_ROOT / ".marin" / "storage"
 
 
-def _local() -> dict:
+@dataclass(frozen=True)
+class Environment:
+    resources: Callable[[], dict]
+    executor: Callable[[], dg.ExecutorDefinition]
+
+
+def _local_resources() -> dict:
     return {
         "storage": StorageResource(root_uri=os.environ.get("MARIN_STORAGE_ROOT", str(DEFAULT_LOCAL_ROOT))),
         "spark": SparkResource(master=os.environ.get("MARIN_SPARK_MASTER", "local[2]")),
     }
 
 
-def _production() -> dict:
+def _production_resources() -> dict:
     return {
         # Required: production never silently falls back to a local folder.
         "storage": StorageResource(root_uri=dg.EnvVar("MARIN_STORAGE_ROOT")),
@@ -38,9 +50,17 @@ def _production() -> dict:
     }
 
 
+def _k8s_executor() -> dg.ExecutorDefinition:
+    from dagster_k8s import k8s_job_executor
+
+    return k8s_job_executor
 
 
-ENVIRONMENTS: dict[str, Callable[[], dict]] = {"local": _local, "production": _production}
+ENVIRONMENTS: dict[str, Environment] = {
+    # In-process: a CLI materialization costs ~4 s instead of ~14 s with subprocess-per-step.
+    "local": Environment(resources=_local_resources, executor=lambda: dg.in_process_executor),
+    "production": Environment(resources=_production_resources, executor=_k8s_executor),
+}
 
 
 def current_environment() -> str:
@@ -51,4 +71,8 @@ def current_environment() -> str:
 
 
 def resources_for(name: str | None = None) -> dict:
-    return ENVIRONMENTS[name or current_environment()]()
+    return ENVIRONMENTS[name or current_environment()].resources()
+
+
+def executor_for(name: str | None = None) -> dg.ExecutorDefinition:
+    return ENVIRONMENTS[name or current_environment()].executor()
