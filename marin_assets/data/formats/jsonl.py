@@ -1,0 +1,95 @@
+"""JSON Lines (plain, gzip, zstd): one JSON object per line, streamed with a per-line size cap."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from marin_assets.data.formats import records as r
+from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
+from marin_assets.data.formats.streams import CorruptStream, DecodedStream, open_decoded
+
+_SKIP_CHUNK = 1 << 20
+
+
+def read_jsonl(
+    path: str,
+    *,
+    source: str,
+    compression: str | None,
+    text_field: str,
+    id_field: str | None,
+    url_field: str | None,
+    max_record_bytes: int,
+) -> Iterator[RawRecord | QuarantinedRecord]:
+    offset = 0
+    with open_decoded(path, compression) as stream:
+        try:
+            for line, length in _lines(stream, max_record_bytes):
+                yield _parse_line(line, length, path, offset, source, text_field, id_field, url_field)
+                offset += length
+        except CorruptStream as exc:
+            detail = f"{exc} (decompressed byte {offset}, compressed byte ~{stream.compressed_position})"
+            yield r.quarantine(path, offset, r.CORRUPT_STREAM, detail)
+            return
+    if offset == 0:
+        yield r.quarantine(path, 0, r.EMPTY_FILE)
+
+
+def _lines(stream: DecodedStream, max_record_bytes: int) -> Iterator[tuple[bytes | None, int]]:
+    """(line, its length in bytes incl. newline); line is None when it exceeds the cap.
+
+    An over-long line is skipped in bounded chunks, so memory stays near `max_record_bytes`.
+    """
+    while line := stream.readline(max_record_bytes + 1):
+        if len(line) <= max_record_bytes or line.endswith(b"\n"):
+            yield line, len(line)
+            continue
+        length = len(line)
+        while not line.endswith(b"\n") and (line := stream.readline(_SKIP_CHUNK)):
+            length += len(line)
+        yield None, length
+
+
+def _parse_line(
+    line: bytes | None,
+    length: int,
+    path: str,
+    offset: int,
+    source: str,
+    text_field: str,
+    id_field: str | None,
+    url_field: str | None,
+) -> RawRecord | QuarantinedRecord:
+    if line is None:
+        return r.quarantine(path, offset, r.RECORD_TOO_LARGE, f"{length} bytes")
+    body = line.rstrip(b"\r\n")
+    if not body.strip():
+        return r.quarantine(path, offset, r.EMPTY_LINE)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return r.quarantine(path, offset, r.INVALID_UTF8, f"{exc.reason} at byte {exc.start}", body)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return r.quarantine(path, offset, r.MALFORMED_JSON, f"{exc.msg} (char {exc.pos})", text)
+    if not isinstance(obj, dict):
+        return r.quarantine(path, offset, r.MALFORMED_JSON, f"a JSON {type(obj).__name__}, not an object", text)
+    if text_field not in obj:
+        return r.quarantine(path, offset, r.MISSING_FIELD, text_field, text)
+    content = obj.pop(text_field)
+    if not isinstance(content, str):
+        return r.quarantine(path, offset, r.BAD_FIELD, f"{text_field} is {type(content).__name__}", text)
+    record_id = obj.pop(id_field, None) if id_field else None
+    url = obj.pop(url_field, None) if url_field else None
+    return RawRecord(
+        id=str(record_id) if record_id is not None else r.derived_id(source, path, offset),
+        url=str(url) if url is not None else None,
+        content=content,
+        content_type="text",
+        metadata=obj,
+        raw_length=len(body),
+        file=path,
+        offset=offset,
+    )

@@ -1,0 +1,57 @@
+"""What a reader yields: a raw record, or a quarantined one with a stable reason code."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Literal
+
+EXCERPT_CHARS = 200
+
+# Reason codes (the text before ':' in QuarantinedRecord.reason); stable, so counts can be grouped.
+EMPTY_FILE = "empty_file"
+EMPTY_LINE = "empty_line"
+MALFORMED_JSON = "malformed_json"
+MISSING_FIELD = "missing_field"
+BAD_FIELD = "bad_field"
+INVALID_UTF8 = "invalid_utf8"
+INVALID_ENCODING = "invalid_encoding"
+CORRUPT_STREAM = "corrupt_stream"
+UNREADABLE_FILE = "unreadable_file"
+TRUNCATED_WARC_RECORD = "truncated_warc_record"
+UNSUPPORTED_CONTENT_TYPE = "unsupported_content_type"
+RECORD_TOO_LARGE = "record_too_large"
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    id: str
+    url: str | None
+    content: str
+    content_type: Literal["text", "html"]
+    metadata: dict = field(hash=False)
+    raw_length: int  # bytes of the raw record as stored (before extraction)
+    file: str
+    offset: int  # byte offset of the record in the (decompressed) file; row index for Parquet
+
+
+@dataclass(frozen=True)
+class QuarantinedRecord:
+    file: str
+    offset: int
+    reason: str  # "<code>" or "<code>: <detail>"
+    excerpt: str
+
+    @property
+    def code(self) -> str:
+        return self.reason.split(":", 1)[0]
+
+
+def quarantine(file: str, offset: int, code: str, detail: str = "", raw: bytes | str = b"") -> QuarantinedRecord:
+    text = raw if isinstance(raw, str) else raw[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
+    return QuarantinedRecord(file, offset, f"{code}: {detail}" if detail else code, text[:EXCERPT_CHARS])
+
+
+def derived_id(source: str, file: str, offset: int) -> str:
+    """Deterministic id for records that carry none: source, file name and offset."""
+    return f"{source}/{posixpath.basename(file)}#{offset}"
