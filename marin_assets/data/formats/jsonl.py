@@ -1,4 +1,9 @@
-"""JSON Lines (plain, gzip, zstd): one JSON object per line, streamed with a per-line size cap."""
+"""JSON Lines (plain, gzip, zstd): one JSON object per line, streamed with a per-line size cap.
+
+A damaged compressed stream ends the file with one `corrupt_stream` record. gzip checks its CRC
+only at the end of a member, so lines decoded from a damaged block before that may show up first
+(as malformed lines, or as records if the garbage happens to parse).
+"""
 
 from __future__ import annotations
 

@@ -75,8 +75,8 @@ class DecodedStream:
             line = self.stream.readline(limit)
         except DECODE_ERRORS as exc:
             raise CorruptStream(f"{type(exc).__name__}: {exc}") from exc
-        if not line:
-            self._finish()
+        if len(line) < limit and not line.endswith(b"\n"):
+            self._finish()  # end of data: a compressed stream must end cleanly here
         return line
 
     @property

@@ -1,0 +1,270 @@
+"""Every raw format reads into RawRecords; every kind of bad input is quarantined with its reason."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import tracemalloc
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from marin_assets.data.formats.warc import warc_resource_record
+from marin_assets.data.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
+from marin_assets.data.sources import SourceSpec, load_sources
+
+DOCS = [{"id": f"d{i}", "url": f"https://example.org/{i}", "text": f"Document number {i}.", "lang": "en"} for i in range(5)]
+JSONL = b"".join(json.dumps(d).encode() + b"\n" for d in DOCS)
+DATE = "2024-01-01T00:00:00Z"
+
+
+def spec(uri: Path | str, fmt: str, **kw) -> SourceSpec:
+    return SourceSpec(name="src", uri=str(uri), format=fmt, license="CC0-1.0", **kw)
+
+
+def read_all(path: Path | str, source: SourceSpec, **kw) -> tuple[list[RawRecord], list[QuarantinedRecord]]:
+    ok, bad = [], []
+    for rec in read_file(str(path), source, **kw):
+        (bad if isinstance(rec, QuarantinedRecord) else ok).append(rec)
+    return ok, bad
+
+
+def html_page(i: int) -> bytes:
+    return f"<html><body><nav>menu</nav><main><h1>Page {i}</h1><p>Body text of page {i}.</p></main></body></html>".encode()
+
+
+def warc_bytes(n: int = 3, gz: bool = False) -> bytes:
+    records = [warc_resource_record(f"https://example.org/p{i}", html_page(i), date=DATE) for i in range(n)]
+    return b"".join(gzip.compress(r, mtime=0) for r in records) if gz else b"".join(records)
+
+
+# ---------------------------------------------------------------- every format
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "encode"),
+    [
+        ("jsonl", "a.jsonl", lambda b: b),
+        ("jsonl.gz", "a.jsonl.gz", lambda b: gzip.compress(b, mtime=0)),
+        ("jsonl.zst", "a.jsonl.zst", lambda b: zstandard.ZstdCompressor(write_checksum=True).compress(b)),
+    ],
+)
+def test_jsonl_formats_read_all_documents_with_fields(tmp_path, fmt, name, encode):
+    (tmp_path / name).write_bytes(encode(JSONL))
+    ok, bad = read_all(tmp_path / name, spec(tmp_path, fmt))
+    assert bad == []
+    assert [r.id for r in ok] == [d["id"] for d in DOCS]
+    assert ok[1].url == "https://example.org/1" and ok[1].content == "Document number 1."
+    assert ok[1].metadata == {"lang": "en"} and ok[1].content_type == "text"
+    assert ok[1].offset == len(json.dumps(DOCS[0])) + 1  # byte offset of the line in the decompressed file
+
+
+def test_parquet_reads_rows_and_derives_missing_ids(tmp_path):
+    table = pa.table({"text": ["alpha", "beta"], "url": ["u0", None]})
+    pq.write_table(table, tmp_path / "a.parquet")
+    ok, bad = read_all(tmp_path / "a.parquet", spec(tmp_path, "parquet"))
+    assert bad == []
+    assert [(r.content, r.url, r.offset) for r in ok] == [("alpha", "u0", 0), ("beta", None, 1)]
+    assert ok[0].id == "src/a.parquet#0"
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_warc_reads_resource_records_as_html(tmp_path, gz):
+    name = "a.warc.gz" if gz else "a.warc"
+    (tmp_path / name).write_bytes(warc_bytes(3, gz))
+    ok, bad = read_all(tmp_path / name, spec(tmp_path, "warc.gz" if gz else "warc"))
+    assert bad == []
+    assert [r.url for r in ok] == [f"https://example.org/p{i}" for i in range(3)]
+    assert ok[0].content == html_page(0).decode() and ok[0].content_type == "html"
+    assert ok[0].id.startswith("urn:uuid:")
+
+
+def test_html_dir_lists_html_files_only_and_reads_each_as_a_document(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.html").write_bytes(html_page(0))
+    (tmp_path / "sub" / "b.htm").write_bytes(html_page(1))
+    (tmp_path / "README.txt").write_text("not a page")
+    source = spec(tmp_path, "html_dir")
+    files = list_source_files(source)
+    assert files == [str(tmp_path / "a.html"), str(tmp_path / "sub" / "b.htm")]
+    records = [rec for f in files for rec in read_file(f, source)]
+    assert [r.id for r in records] == ["src/a.html", "src/sub/b.htm"]
+    assert all(r.content_type == "html" for r in records)
+
+
+def test_list_source_files_handles_glob_folder_and_single_file(tmp_path):
+    for name in ("b.jsonl", "a.jsonl", "c.txt"):
+        (tmp_path / name).write_bytes(JSONL)
+    expected = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    assert list_source_files(spec(f"{tmp_path}/*.jsonl", "jsonl")) == expected
+    assert list_source_files(spec(tmp_path, "jsonl")) == expected
+    assert list_source_files(spec(tmp_path / "b.jsonl", "jsonl")) == expected[1:]
+    assert list_source_files(spec(tmp_path / "missing", "jsonl")) == []
+
+
+def test_sample_corpus_reads_with_the_expected_dirt():
+    counts = {}
+    for source in load_sources().sources:
+        files = list_source_files(source)
+        assert files, source.name
+        records = [rec for f in files for rec in read_file(f, source)]
+        reasons = sorted(r.reason.split(":")[0] for r in records if isinstance(r, QuarantinedRecord))
+        counts[source.name] = (sum(isinstance(r, RawRecord) for r in records), reasons)
+    assert counts["python_docs"] == (46, [])
+    assert counts["debian_licenses"] == (14, [])
+    assert counts["dirty_web"] == (
+        43,
+        ["bad_field", "empty_line", "invalid_utf8", "malformed_json", "malformed_json", "missing_field"],
+    )
+
+
+def test_ids_are_deterministic(tmp_path):
+    (tmp_path / "a.jsonl").write_bytes(b'{"text": "no id here"}\n{"text": "nor here"}\n')
+    source = spec(tmp_path, "jsonl")
+    first = [r.id for r in read_file(str(tmp_path / "a.jsonl"), source)]
+    assert first == [r.id for r in read_file(str(tmp_path / "a.jsonl"), source)]
+    assert first == ["src/a.jsonl#0", "src/a.jsonl#23"]
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_malformed_json_and_invalid_utf8_lines_are_quarantined_and_reading_continues(tmp_path):
+    lines = [b'{"text": "good one"}', b'{"text": "broken', b'{"text": "caf\xe9"}', b"[1, 2]", b"", b'{"text": "good two"}']
+    (tmp_path / "a.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    ok, bad = read_all(tmp_path / "a.jsonl", spec(tmp_path, "jsonl"))
+    assert [r.content for r in ok] == ["good one", "good two"]
+    assert [b.code for b in bad] == ["malformed_json", "invalid_utf8", "malformed_json", "empty_line"]
+    assert bad[0].reason.startswith("malformed_json: Unterminated string")
+    assert bad[1].offset == len(lines[0]) + 1 + len(lines[1]) + 1
+    assert bad[1].excerpt.startswith('{"text": "caf')
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "jsonl.gz", "jsonl.zst", "parquet", "warc", "warc.gz"])
+def test_empty_file_is_one_quarantined_record(tmp_path, fmt):
+    path = tmp_path / f"empty.{fmt}"
+    path.write_bytes(b"")
+    ok, bad = read_all(path, spec(tmp_path, fmt))
+    assert ok == []
+    assert [b.code for b in bad] == ["empty_file" if fmt != "parquet" else "unreadable_file"]
+
+
+def test_compressed_file_that_decompresses_to_nothing_is_an_empty_file(tmp_path):
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(b"", mtime=0))
+    ok, bad = read_all(tmp_path / "a.jsonl.gz", spec(tmp_path, "jsonl.gz"))
+    assert ok == [] and [b.reason for b in bad] == ["empty_file"]
+
+
+def _big_jsonl(n: int = 20000) -> bytes:
+    return b"".join(json.dumps({"id": f"d{i}", "text": f"line {i} " * 5}).encode() + b"\n" for i in range(n))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "compress", "damage"),
+    [
+        ("jsonl.gz", lambda b: gzip.compress(b, mtime=0), "truncate"),
+        ("jsonl.gz", lambda b: gzip.compress(b, mtime=0), "flip"),
+        ("jsonl.zst", lambda b: zstandard.ZstdCompressor(write_checksum=True).compress(b), "truncate"),
+        ("jsonl.zst", lambda b: zstandard.ZstdCompressor(write_checksum=True).compress(b), "flip"),
+    ],
+)
+def test_corrupt_compressed_stream_yields_the_readable_part_then_one_quarantine(tmp_path, fmt, compress, damage):
+    data = bytearray(compress(_big_jsonl()))
+    middle = len(data) // 2
+    if damage == "truncate":
+        data = data[:middle]
+    else:
+        data[middle : middle + 8] = bytes(b ^ 0xFF for b in data[middle : middle + 8])
+    path = tmp_path / f"a.{fmt}"
+    path.write_bytes(bytes(data))
+    ok, bad = read_all(path, spec(tmp_path, fmt))
+    # gzip verifies its CRC only at the end of a member, so lines decoded from a damaged block may
+    # be quarantined as malformed first; the stream error itself is reported exactly once, last.
+    assert [b.code for b in bad].count("corrupt_stream") == 1 and bad[-1].code == "corrupt_stream"
+    assert bad[-1].file == str(path)
+    assert "compressed byte" in bad[-1].reason
+    assert ok == [] or ok[-1].offset < bad[-1].offset  # it names where reading stopped
+    assert len(ok) < 20000
+    assert [r.id for r in ok] == [f"d{i}" for i in range(len(ok))]  # nothing before the damage is lost
+
+
+def test_garbage_in_a_gzip_file_is_a_corrupt_stream(tmp_path):
+    (tmp_path / "a.jsonl.gz").write_bytes(b"this was never gzip\n")
+    ok, bad = read_all(tmp_path / "a.jsonl.gz", spec(tmp_path, "jsonl.gz"))
+    assert ok == [] and bad[0].code == "corrupt_stream" and bad[0].offset == 0
+
+
+def test_truncated_warc_record_is_quarantined_after_the_complete_ones(tmp_path):
+    data = warc_bytes(3)
+    (tmp_path / "a.warc").write_bytes(data[:-40])  # cut inside the last payload
+    ok, bad = read_all(tmp_path / "a.warc", spec(tmp_path, "warc"))
+    assert [r.url for r in ok] == ["https://example.org/p0", "https://example.org/p1"]
+    assert [b.code for b in bad] == ["truncated_warc_record"]
+    assert bad[0].offset == 2 * len(warc_resource_record("https://example.org/p0", html_page(0), date=DATE))
+
+
+def test_truncated_warc_gz_and_garbage_between_records(tmp_path):
+    gz = warc_bytes(3, gz=True)
+    (tmp_path / "cut.warc.gz").write_bytes(gz[:-30])
+    ok, bad = read_all(tmp_path / "cut.warc.gz", spec(tmp_path, "warc.gz"))
+    assert len(ok) == 2 and len(bad) == 1 and bad[0].code in {"truncated_warc_record", "corrupt_stream"}
+
+    plain = warc_bytes(2)
+    (tmp_path / "junk.warc").write_bytes(plain + b"this is not a WARC header\r\n\r\n" + plain)
+    ok, bad = read_all(tmp_path / "junk.warc", spec(tmp_path, "warc"))
+    assert len(ok) == 2 and [b.code for b in bad] == ["corrupt_stream"]
+    assert str(tmp_path / "junk.warc") == bad[0].file
+
+
+def test_warc_record_with_unsupported_content_type_is_quarantined(tmp_path):
+    png = warc_resource_record("https://example.org/logo.png", b"\x89PNG...", date=DATE, content_type="image/png")
+    (tmp_path / "a.warc").write_bytes(warc_bytes(1) + png)
+    ok, bad = read_all(tmp_path / "a.warc", spec(tmp_path, "warc"))
+    assert len(ok) == 1 and [b.reason for b in bad] == ["unsupported_content_type: image/png"]
+
+
+def test_unreadable_parquet_is_quarantined_naming_the_file(tmp_path):
+    (tmp_path / "a.parquet").write_bytes(b"PAR1 definitely not parquet")
+    ok, bad = read_all(tmp_path / "a.parquet", spec(tmp_path, "parquet"))
+    assert ok == [] and bad[0].code == "unreadable_file" and bad[0].file == str(tmp_path / "a.parquet")
+
+
+def test_oversized_records_are_quarantined_in_every_format(tmp_path):
+    big = "x" * 5000
+    (tmp_path / "a.jsonl").write_bytes(json.dumps({"text": big}).encode() + b"\n" + JSONL)
+    pq.write_table(pa.table({"text": [big, "small"]}), tmp_path / "a.parquet")
+    (tmp_path / "a.warc").write_bytes(warc_resource_record("https://e/x", big.encode(), date=DATE) + warc_bytes(1))
+    (tmp_path / "a.html").write_text(f"<p>{big}</p>")
+    for name, fmt, kept in [("a.jsonl", "jsonl", 5), ("a.parquet", "parquet", 1), ("a.warc", "warc", 1), ("a.html", "html_dir", 0)]:
+        ok, bad = read_all(tmp_path / name, spec(tmp_path, fmt), max_record_bytes=1000)
+        assert len(ok) == kept, name
+        assert [b.code for b in bad] == ["record_too_large"], name
+
+
+def test_100mb_one_line_document_is_quarantined_without_holding_it_in_memory(tmp_path):
+    path = tmp_path / "huge.jsonl"
+    size = 100 * 2**20
+    with open(path, "wb") as f:
+        f.write(b'{"text": "')
+        chunk = b"a" * 2**20
+        for _ in range(100):
+            f.write(chunk)
+        f.write(b'"}\n' + JSONL)
+    tracemalloc.start()
+    try:
+        ok, bad = read_all(path, spec(tmp_path, "jsonl"))  # default cap: 16 MiB
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [b.reason for b in bad] == [f"record_too_large: {size + 13} bytes"]
+    assert len(ok) == len(DOCS) and ok[0].offset == size + 13  # the records after it still read
+    assert peak < 3 * 16 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_storage_errors_raise_instead_of_quarantining(tmp_path):
+    with pytest.raises(FileNotFoundError, match="gone.jsonl"):
+        read_all(tmp_path / "gone.jsonl", spec(tmp_path, "jsonl"))
