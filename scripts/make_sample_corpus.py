@@ -24,7 +24,9 @@ sys.path[:0] = [str(REPO), str(Path(__file__).resolve().parent)]
 
 from sample_corpus import dirty_web_texts as texts  # noqa: E402
 
+from marin_assets.data.compliance import source_inventory  # noqa: E402
 from marin_assets.data.formats.warc import warc_resource_record, warc_warcinfo_record  # noqa: E402
+from marin_assets.data.sources import load_sources  # noqa: E402
 
 OUT = REPO / "marin_assets" / "sample_data"
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
@@ -111,6 +113,10 @@ def main() -> None:
         build(out)
         for f in sorted(out.iterdir()):
             print(f"{f.relative_to(REPO)}  {f.stat().st_size:,} bytes")
+    print("\nprovenance checksums for marin_assets/recipes/sources.yaml:")
+    for spec in load_sources().sources:
+        if spec.uri.startswith(str(OUT)):
+            print(f"  {spec.name}: {source_inventory(spec)['content_hash']}")
 
 
 if __name__ == "__main__":
