@@ -165,7 +165,9 @@ class ResourceConfig(Recipe):
 
     def process_env(self) -> dict[str, str]:
         """Environment every training process needs (on top of the launcher's own)."""
-        env = {"DECOUPLE_GCLOUD": "TRUE"}
+        # Not DECOUPLE_GCLOUD=TRUE: in MaxText 0.2.5 it also swaps tensorboardX for a no-op writer,
+        # and the loss curve and final eval loss are read from TensorBoard events.
+        env: dict[str, str] = {}
         if self.accelerator == "cpu":
             env["JAX_PLATFORMS"] = "cpu"
             if self.chips_per_host > 1:

@@ -1,0 +1,141 @@
+"""Run one training run on this machine: preflight, write the MaxText config, train through Pipes.
+
+`launch_local` is what the `training_run` asset and the scaling stage call. MaxText's run folder
+is `<storage>/training/<run>/` (checkpoints/, tensorboard/, logs/, maxtext.yml); re-launching an
+interrupted run resumes from its last complete checkpoint (MaxText restores from its own run
+folder; the LR schedule length is pinned in the config so the numbers match an uninterrupted run).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+import dagster as dg
+
+from marin_assets.core import layout
+from marin_assets.core.storage import Storage
+from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step
+from marin_assets.train.maxtext_config import MixtureLike, RunPaths, maxtext_keys, write_maxtext_yaml
+from marin_assets.train.metrics import read_scalars, series
+from marin_assets.train.preflight import PreflightReport, preflight, require_fits
+from marin_assets.train.runs import TrainingRunSpec
+
+ENTRY_MODULE = "marin_assets.train.maxtext_entry"
+JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
+
+
+class TrainingError(RuntimeError):
+    pass
+
+
+@dataclass
+class TrainingResult:
+    final_eval_loss: float
+    eval_tokens: float
+    loss_curve: list[tuple[int, float]]
+    eval_curve: list[tuple[int, float]]
+    tokens_per_s: float | None
+    tflops_per_device: float | None
+    checkpoint_uri: str
+    checkpoint_step: int
+    checkpoint_hash: str
+    num_params: int
+    flops_per_token: float
+    wall_s: float
+    run_dir: str
+    maxtext_config_path: str
+    tensorboard_dir: str
+    resumed_from_step: int | None = None
+    preflight: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def run_paths(storage: Storage, spec: TrainingRunSpec) -> RunPaths:
+    return RunPaths(
+        base_output_directory=storage.uri(layout.TRAINING),
+        run_name=spec.run_name,
+        jax_cache_dir=os.environ.get(JAX_CACHE_ENV) or storage.uri(".cache", "jax"),
+    )
+
+
+def plan_run(spec: TrainingRunSpec, mixture: MixtureLike) -> PreflightReport:
+    return preflight(spec.model, spec.resources, mixture.tokenizer_vocab_size, spec.steps)
+
+
+def launch_local(
+    context: dg.AssetExecutionContext, spec: TrainingRunSpec, storage: Storage, mixture_info: MixtureLike
+) -> TrainingResult:
+    if not storage.is_local:
+        raise TrainingError("launch_local needs a local storage root; TPU runs go through the Kubernetes launcher")
+    report = plan_run(spec, mixture_info)
+    require_fits(report)
+    paths = run_paths(storage, spec)
+    keys = maxtext_keys(spec, mixture_info, paths)
+    config_path = write_maxtext_yaml(keys, f"{paths.run_dir}/maxtext.yml")
+    resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
+    if resumed_from is not None:
+        context.log.info(f"{spec.run_name}: resuming from checkpoint {resumed_from} of {spec.final_step}")
+    os.makedirs(f"{paths.run_dir}/logs", exist_ok=True)
+    log_file = f"{paths.run_dir}/logs/train-{time.strftime('%Y%m%dT%H%M%S')}.log"
+
+    started = time.monotonic()
+    client = dg.PipesSubprocessClient(env=spec.resources.process_env())
+    try:
+        invocation = client.run(
+            context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
+        )
+    except dg.DagsterPipesExecutionError as exc:
+        raise TrainingError(f"training process for {spec.run_name} failed ({exc}); log: {log_file}") from exc
+    wall = time.monotonic() - started
+    messages = invocation.get_custom_messages()
+    if not messages:
+        raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
+    summary = messages[-1]
+    return collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+
+
+def collect_result(
+    spec: TrainingRunSpec,
+    paths: RunPaths,
+    report: PreflightReport,
+    summary: dict,
+    config_path: str,
+    wall_s: float,
+    resumed_from: int | None,
+) -> TrainingResult:
+    scalars = read_scalars(paths.tensorboard_dir)
+    final = spec.final_step
+    eval_loss = scalars.get("eval/avg_loss", {}).get(final)
+    if eval_loss is None:
+        raise TrainingError(f"{spec.run_name}: no eval loss after the last step {final} in {paths.tensorboard_dir}")
+    tokens_per_s = _median_after_compile(scalars, "perf/per_device_tokens_per_sec")
+    return TrainingResult(
+        final_eval_loss=eval_loss,
+        eval_tokens=scalars.get("eval/total_weights", {}).get(final, 0.0),
+        loss_curve=series(scalars, "learning/loss"),
+        eval_curve=series(scalars, "eval/avg_loss"),
+        tokens_per_s=tokens_per_s * spec.resources.num_devices() if tokens_per_s else None,
+        tflops_per_device=_median_after_compile(scalars, "perf/per_device_tflops_per_sec"),
+        checkpoint_uri=checkpoint_uri(paths.checkpoints_dir, summary["checkpoint_step"]),
+        checkpoint_step=summary["checkpoint_step"],
+        checkpoint_hash=summary["checkpoint_hash"],
+        num_params=report.num_params,
+        flops_per_token=report.flops_per_token,
+        wall_s=wall_s,
+        run_dir=paths.run_dir,
+        maxtext_config_path=config_path,
+        tensorboard_dir=paths.tensorboard_dir,
+        resumed_from_step=resumed_from,
+        preflight=report.to_json(),
+    )
+
+
+def _median_after_compile(scalars: dict, tag: str) -> float | None:
+    values = [v for step, v in series(scalars, tag) if step > 0]  # step 0 includes compilation
+    return statistics.median(values) if values else None

@@ -1,0 +1,125 @@
+"""The training process: MaxText pre-training in-process, progress streamed through Dagster Pipes.
+
+    python -m marin_assets.train.maxtext_entry <maxtext.yml> [--log-file PATH]
+
+Runs `maxtext.trainers.pre_train.train.main` (same code path as `python -m maxtext.trainers.
+pre_train.train <yml>`) with a logging handler that turns MaxText's step and eval lines into
+Pipes log messages while it trains. MaxText exits 0 on "Training stopped" (data exhausted,
+pipeline errors); this process fails instead unless the last checkpoint is the last step. It
+then hashes the final checkpoint here, where JAX is already loaded, and reports the result as a
+Pipes custom message. Outside Dagster (bare `python -m ...`) the same lines go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from contextlib import nullcontext
+
+import yaml
+
+from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
+from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
+
+PIPES_ENV = "DAGSTER_PIPES_CONTEXT"
+PROGRESS_LINES = 100  # step lines forwarded per run (evals and the last step always are)
+
+
+class TrainingFailed(RuntimeError):
+    pass
+
+
+class ProgressHandler(logging.Handler):
+    """Sees every log record of the training process; forwards progress, keeps the outcome."""
+
+    def __init__(self, report, steps: int, log_file: str | None):
+        super().__init__()
+        self.report = report
+        self.every = max(1, steps // PROGRESS_LINES)
+        self.final_step = steps - 1
+        self.last_step: int | None = None
+        self.stopped: str | None = None
+        self.file = open(log_file, "a", buffering=1) if log_file else None
+        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed third-party record must not kill training
+            return
+        if self.file:
+            self.file.write(self.format(record) + "\n")
+        parsed = parse_line(message)
+        if isinstance(parsed, StepMetric):
+            self.last_step = parsed.step
+            if parsed.step % self.every == 0 or parsed.step == self.final_step:
+                self.report(f"step {parsed.step}/{self.final_step} loss {parsed.loss:.4f} "
+                            f"({parsed.seconds:.3f} s, {parsed.tokens_per_s or 0:.0f} tokens/s/device)")
+        elif isinstance(parsed, EvalMetric):
+            self.report(f"eval after step {parsed.step}: loss {parsed.loss:.4f} over {parsed.tokens:.0f} tokens")
+        elif isinstance(parsed, str):
+            self.stopped = parsed
+
+
+def _pipes():
+    if os.environ.get(PIPES_ENV):
+        from dagster_pipes import open_dagster_pipes
+
+        return open_dagster_pipes()
+    return nullcontext(None)
+
+
+def run(config_path: str, log_file: str | None) -> dict:
+    keys = yaml.safe_load(open(config_path))
+    steps = int(keys["steps"])
+    checkpoints_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}/checkpoints"
+    with _pipes() as pipes:
+        report = pipes.log.info if pipes else (lambda msg: print(msg, file=sys.stderr, flush=True))
+        handler = ProgressHandler(report, steps, log_file)
+        logging.getLogger().addHandler(handler)
+        from absl import logging as absl_logging
+
+        absl_logging.set_verbosity(absl_logging.INFO)
+        from maxtext.trainers.pre_train import train
+
+        train.main(["train", config_path])
+        summary = _verify(handler, checkpoints_dir, steps)
+        if pipes:
+            pipes.report_custom_message(summary)
+        report(f"training finished: checkpoint {summary['checkpoint_step']} hash {summary['checkpoint_hash'][:16]}")
+        return summary
+
+
+def _verify(handler: ProgressHandler, checkpoints_dir: str, steps: int) -> dict:
+    final = steps - 1
+    if handler.stopped is not None:
+        raise TrainingFailed(
+            f"MaxText stopped early at step {handler.last_step} of {final}: {handler.stopped} "
+            "(exit code 0 hides this; check the data covers the budget and the pipeline settings)"
+        )
+    if handler.last_step is not None and handler.last_step != final:
+        raise TrainingFailed(f"last completed step was {handler.last_step}, expected {final}")
+    latest = latest_checkpoint_step(checkpoints_dir)
+    if latest != final:
+        raise TrainingFailed(f"latest complete checkpoint in {checkpoints_dir} is {latest}, expected {final}")
+    digest, leaves = logical_hash(checkpoint_uri(checkpoints_dir, final))
+    return {
+        "checkpoint_step": final,
+        "checkpoint_hash": digest,
+        "checkpoint_leaves": leaves,
+        "resumed_complete": handler.last_step is None,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config")
+    parser.add_argument("--log-file")
+    args = parser.parse_args(argv)
+    run(args.config, args.log_file)
+
+
+if __name__ == "__main__":
+    main()
