@@ -1,0 +1,103 @@
+"""Raw corpora in Dagster: one partition per source, its compliance gate, and the sensor watching it.
+
+raw_corpus[source] writes raw/<source>/inventory.json (files, sizes, sha256, compliance verdict).
+Its data version is the content hash of the source's files, so a changed file makes exactly that
+source's downstream stale. The blocking `compliance` check keeps an uncleared source out of
+everything downstream.
+"""
+
+import dagster as dg
+
+from marin_assets.core import layout
+from marin_assets.core.hashing import code_version
+from marin_assets.data import compliance as compliance_rules
+from marin_assets.data import readers, watch
+from marin_assets.data.compliance import compliance_problems, load_policy, source_inventory
+from marin_assets.data.partitions import SOURCE_PARTITIONS
+from marin_assets.data.sources import load_sources
+from marin_assets.governance.licenses import INVENTORY_NAME
+from marin_assets.governance.recording import record_output
+from marin_assets.resources.storage import StorageResource
+
+# The registry entry of each source is recorded per materialization (manifest recipe), not here:
+# editing one source's entry must not make every source's raw_corpus look changed.
+CODE_VERSION = code_version("raw_corpus", compliance_rules, readers)
+
+
+@dg.asset(
+    partitions_def=SOURCE_PARTITIONS,
+    group_name="data",
+    code_version=CODE_VERSION,
+    kinds={"python"},
+    description="Inventory of one raw source (files, sha256, license verdict); data version = hash of its files.",
+)
+def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+    spec = load_sources().get(context.partition_key)
+    inventory = source_inventory(spec)
+    problems = compliance_problems(spec, inventory, load_policy())
+    for problem in problems:
+        context.log.warning(f"source {spec.name}: {problem}")
+    with storage.storage.atomic_dir(layout.RAW, spec.name) as staged:
+        staged.write_json(
+            {**inventory, "license": spec.license, "compliance": {"cleared": not problems, "problems": problems}},
+            INVENTORY_NAME,
+        )
+        return record_output(
+            context,
+            staged,
+            recipe=spec,
+            code_version=CODE_VERSION,
+            stats={"files": len(inventory["files"]), "bytes": sum(f["size"] for f in inventory["files"])},
+            output_hash=inventory["content_hash"],
+            extra_metadata={"license": spec.license, "compliance_cleared": not problems},
+            sources=[spec.name],
+        )
+
+
+@dg.asset_check(
+    asset=raw_corpus,
+    name="compliance",
+    blocking=True,
+    partitions_def=SOURCE_PARTITIONS,
+    description="License in the allowlist, provenance filled in, files match provenance.checksum.",
+)
+def compliance(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
+    spec = load_sources().get(context.partition_key)
+    inventory = storage.storage.read_json(*_inventory_path(storage, spec.name))
+    problems = compliance_problems(spec, inventory, load_policy())
+    return dg.AssetCheckResult(
+        passed=not problems,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description="cleared" if not problems else "; ".join(problems),
+        metadata={
+            "license": spec.license,
+            "content_hash": inventory["content_hash"],
+            "problems": dg.MetadataValue.json(problems),
+        },
+    )
+
+
+def _inventory_path(storage: StorageResource, source: str) -> tuple[str, ...]:
+    storage.storage.require_committed(layout.RAW, source)
+    return layout.RAW, source, INVENTORY_NAME
+
+
+@dg.sensor(target=raw_corpus, minimum_interval_seconds=60, description="Re-ingest sources whose files changed.")
+def source_files_sensor(context: dg.SensorEvaluationContext):
+    previous = watch.parse_cursor(context.cursor)
+    current = dict(previous)
+    for spec in load_sources().sources:
+        try:
+            current[spec.name] = watch.source_fingerprint(spec)
+        except Exception as exc:  # one unreachable location must not stop watching the others
+            context.log.warning(f"source {spec.name}: cannot list {spec.uri}: {exc}")
+    changed = watch.changed_sources(previous, current)
+    context.update_cursor(watch.dump_cursor(current))
+    if not changed:
+        return dg.SkipReason("no source files changed")
+    return [dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name) for name in changed]
+
+
+RAW_ASSETS = [raw_corpus]
+RAW_CHECKS = [compliance]
+RAW_SENSORS = [source_files_sensor]

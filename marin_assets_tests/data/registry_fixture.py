@@ -1,0 +1,45 @@
+"""A temporary recipes folder (sources.yaml + compliance.yaml) that load_sources() reads.
+
+Source names must be partitions of SOURCE_PARTITIONS (fixed when the package is imported), so tests
+reuse the shipped names and point them at their own files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from marin_assets.core.recipes import PACKAGE_RECIPES
+from marin_assets.data.sources import load_sources
+
+WriteRegistry = Callable[[list[dict]], Path]
+
+
+def source_entry(name: str, uri: str, fmt: str = "jsonl", license: str = "CC0-1.0", **provenance) -> dict:
+    return {
+        "name": name,
+        "uri": uri,
+        "format": fmt,
+        "license": license,
+        "provenance": {"origin": "test", "version": "1", **provenance},
+    }
+
+
+@pytest.fixture
+def write_registry(tmp_path, monkeypatch) -> Iterator[WriteRegistry]:
+    recipes = tmp_path / "recipes"
+    recipes.mkdir()
+    shutil.copy(PACKAGE_RECIPES / "compliance.yaml", recipes / "compliance.yaml")
+    monkeypatch.setenv("MARIN_RECIPES_DIR", str(recipes))
+
+    def write(sources: list[dict]) -> Path:
+        (recipes / "sources.yaml").write_text(yaml.safe_dump({"sources": sources}))
+        load_sources.cache_clear()
+        return recipes
+
+    yield write
+    load_sources.cache_clear()

@@ -1,0 +1,92 @@
+"""raw_corpus + its blocking compliance check, materialized for real with Dagster."""
+
+import json
+
+import dagster as dg
+
+from marin_assets.data.compliance import source_inventory
+from marin_assets.data.raw_assets import compliance, raw_corpus
+from marin_assets.data.sources import load_sources
+from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
+
+
+@dg.asset(partitions_def=raw_corpus.partitions_def, deps=[raw_corpus], group_name="data")
+def downstream_of_raw(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"ran_for": context.partition_key})
+
+
+def materialize(tmp_path, instance, partition, assets=(raw_corpus, compliance, downstream_of_raw)):
+    return dg.materialize(
+        list(assets),
+        resources={"storage": StorageResource(root_uri=str(tmp_path / "store"))},
+        partition_key=partition,
+        instance=instance,
+        raise_on_error=False,
+    )
+
+
+def materialized(result: dg.ExecuteInProcessResult) -> list[str]:
+    return sorted(e.asset_key.to_user_string() for e in result.get_asset_materialization_events())
+
+
+def data_version(result: dg.ExecuteInProcessResult) -> str:
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key == raw_corpus.key]
+    return event.materialization.tags["dagster/data_version"]
+
+
+def test_shipped_source_is_inventoried_cleared_and_versioned_by_its_files(tmp_path):
+    instance = dg.DagsterInstance.ephemeral()
+    result = materialize(tmp_path, instance, "dirty_web")
+    assert result.success
+    assert materialized(result) == ["downstream_of_raw", "raw_corpus"]
+    [check] = result.get_asset_check_evaluations()
+    assert check.passed and check.partition == "dirty_web"
+    inventory = json.loads((tmp_path / "store" / "raw" / "dirty_web" / "inventory.json").read_text())
+    assert inventory["compliance"] == {"cleared": True, "problems": []}
+    assert [f["path"] for f in inventory["files"]] == ["dirty_web.jsonl.gz"]
+    assert data_version(result) == load_sources().get("dirty_web").provenance.checksum
+    assert (tmp_path / "store" / "raw" / "dirty_web" / "_provenance.json").exists()
+
+
+def test_unknown_license_fails_the_blocking_check_and_downstream_never_runs(tmp_path, write_registry):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.jsonl").write_text('{"text": "text of unknown origin"}\n')
+    spec_fields = source_entry("dirty_web", str(tmp_path / "src" / "*.jsonl"), license="NOASSERTION")
+    write_registry([spec_fields])
+    spec_fields["provenance"]["checksum"] = source_inventory(load_sources().get("dirty_web"))["content_hash"]
+    write_registry([spec_fields])
+
+    result = materialize(tmp_path, dg.DagsterInstance.ephemeral(), "dirty_web")
+    assert not result.success
+    assert materialized(result) == ["raw_corpus"]  # the inventory exists, nothing downstream of it
+    [check] = result.get_asset_check_evaluations()
+    assert not check.passed
+    assert "license 'NOASSERTION' is not in the allowlist" in check.description
+    inventory = json.loads((tmp_path / "store" / "raw" / "dirty_web" / "inventory.json").read_text())
+    assert inventory["compliance"]["cleared"] is False
+
+
+def test_raw_data_version_changes_exactly_when_a_source_file_changes(tmp_path, write_registry):
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.jsonl").write_text(f'{{"text": "{name}"}}\n')
+    write_registry(
+        [
+            source_entry("dirty_web", str(tmp_path / "one")),
+            source_entry("debian_licenses", str(tmp_path / "two")),
+        ]
+    )
+    instance = dg.DagsterInstance.ephemeral()
+
+    def versions() -> dict[str, str]:
+        return {p: data_version(materialize(tmp_path, instance, p, [raw_corpus])) for p in ("dirty_web", "debian_licenses")}
+
+    first = versions()
+    assert versions() == first  # nothing changed: same data versions
+    (tmp_path / "one" / "a.jsonl").write_text('{"text": "one, edited"}\n')
+    after_edit = versions()
+    assert after_edit["dirty_web"] != first["dirty_web"]
+    assert after_edit["debian_licenses"] == first["debian_licenses"]
+    (tmp_path / "one" / "b.jsonl").write_text('{"text": "a new file"}\n')
+    assert versions()["dirty_web"] not in (first["dirty_web"], after_edit["dirty_web"])
