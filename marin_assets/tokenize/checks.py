@@ -1,0 +1,56 @@
+"""Blocking guard on a mixture: one tokenizer throughout, and a model vocab large enough for it."""
+
+import dagster as dg
+
+from marin_assets.core import layout
+from marin_assets.resources.storage import StorageResource
+from marin_assets.tokenize.assets import MIXTURE_PARTITIONS, mixture
+from marin_assets.tokenize.mixture_build import SPLITS
+from marin_assets.tokenize.mixture_info import (
+    TokenizerCompatibilityError, check_same_tokenizer, check_vocab_fits, load_mixture_info,
+)
+from marin_assets.tokenize.recipes import load_mixture_recipe
+from marin_assets.tokenize.shards import read_tokenizer_hash
+from marin_assets.tokenize.tokenizer_files import tokenizer_hash
+
+
+@dg.asset_check(asset=mixture, name="tokenizer_compatible", blocking=True, partitions_def=MIXTURE_PARTITIONS,
+                description="Every shard and the tokenizer folder carry mixture.json's tokenizer hash, and the "
+                            "tokenizer fits the recipe's model_vocab_size.")
+def tokenizer_compatible(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
+    st, name = storage.storage, context.partition_key
+    info = load_mixture_info(st, name)
+    recorded = {}
+    for split in SPLITS:
+        if st.exists(layout.MIXTURES, name, split):
+            base = st.uri(layout.MIXTURES, name, split)
+            recorded[f"{name}/{split}"] = {rel: read_tokenizer_hash(f"{base}/{rel}")
+                                           for rel in st.list_files(layout.MIXTURES, name, split)}
+    recorded["tokenizer folder"] = {info.tokenizer_uri: _folder_hash(info.tokenizer_uri)}
+    problems = []
+    try:
+        check_same_tokenizer(recorded, info.tokenizer_hash)
+    except TokenizerCompatibilityError as exc:
+        problems.append(f"mixture {name!r} (sources {sorted(info.sources)}): {exc}")
+    model_vocab_size = load_mixture_recipe(name).model_vocab_size
+    if model_vocab_size is not None:
+        try:
+            check_vocab_fits(info, model_vocab_size)
+        except TokenizerCompatibilityError as exc:
+            problems.append(str(exc))
+    return dg.AssetCheckResult(
+        passed=not problems, description="; ".join(problems) or "one tokenizer; vocab fits",
+        metadata={"tokenizer_hash": info.tokenizer_hash, "tokenizer_vocab_size": info.tokenizer_vocab_size,
+                  "model_vocab_size": model_vocab_size if model_vocab_size is not None else "not set",
+                  "shards_checked": sum(len(v) for v in recorded.values()) - 1},
+    )
+
+
+def _folder_hash(uri: str) -> str | None:
+    try:
+        return tokenizer_hash(uri)
+    except FileNotFoundError:
+        return None
+
+
+TOKENIZE_CHECKS = [tokenizer_compatible]
