@@ -59,11 +59,33 @@ def jax_devices() -> list[str]:
     return [str(d) for d in jax.devices()]
 
 
+def spark_version() -> str | None:
+    """The running Spark's version when this process used Spark, else None (never starts Spark).
+
+    The active session's version is the one that did the work (a cluster may differ from the
+    installed pyspark); without an active session the imported pyspark's version is reported.
+    """
+    pyspark = sys.modules.get("pyspark")
+    if pyspark is None:
+        return None
+    sql = sys.modules.get("pyspark.sql")
+    try:
+        session = sql.SparkSession.getActiveSession() if sql is not None else None
+        if session is not None:
+            return session.version
+    except Exception:  # a stopped or remote session must not break provenance
+        pass
+    return pyspark.__version__
+
+
 def environment_snapshot() -> dict:
+    """Not cached as a whole: Spark and JAX may be imported after the first materialization."""
     return {
         **git_state(),
         "uv_lock_sha256": lockfile_hash(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "libraries": library_versions(),
+        "spark": spark_version(),
+        "jax_devices": jax_devices(),
     }

@@ -12,7 +12,7 @@ from typing import Any
 from marin_assets.core.environment import environment_snapshot
 from marin_assets.core.hashing import hash_json
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: partition-aware inputs, input_uris, licenses, data_use
 
 
 def build_manifest(
@@ -28,11 +28,21 @@ def build_manifest(
     run_id: str | None = None,
     started_at: dt.datetime | None = None,
     devices: list[str] | None = None,
+    input_uris: dict[str, str] | None = None,
+    licenses: dict[str, str] | None = None,
+    data_use: dict[str, dict] | None = None,
     extra: dict | None = None,
 ) -> dict:
-    """inputs maps upstream asset (and partition) names to their data versions."""
+    """inputs maps upstream "asset" or "asset[partition]" labels to their data versions, input_uris
+    the same labels to where those outputs live (so an audit can walk the chain from files alone).
+
+    licenses maps each raw source this output derives from to its SPDX id; data_use maps it to
+    {"terms", "cleared", "problems"} (see governance/licenses.py). devices defaults to the JAX
+    devices of this process when JAX is imported.
+    """
     recipe_json = recipe.model_dump(mode="json") if hasattr(recipe, "model_dump") else recipe
     now = dt.datetime.now(dt.UTC)
+    environment = environment_snapshot()
     return {
         "manifest_version": MANIFEST_VERSION,
         "asset": asset,
@@ -40,9 +50,12 @@ def build_manifest(
         "recipe": recipe_json,
         "recipe_hash": hash_json(recipe_json),
         "code_version": code_version,
-        "environment": environment_snapshot(),
-        "devices": devices or [],
+        "environment": environment,
+        "devices": list(devices) if devices is not None else environment["jax_devices"],
         "inputs": dict(sorted(inputs.items())),
+        "input_uris": dict(sorted((input_uris or {}).items())),
+        "licenses": dict(sorted((licenses or {}).items())),
+        "data_use": dict(sorted((data_use or {}).items())),
         "output_uri": output_uri,
         "output_hash": output_hash,
         "stats": stats or {},
@@ -68,9 +81,20 @@ def manifest_metadata(manifest: dict) -> dict[str, Any]:
         "output_hash": manifest["output_hash"],
         "input_data_versions": ", ".join(f"{k}={v[:12]}" for k, v in manifest["inputs"].items()) or "none",
     }
+    if env.get("spark"):
+        meta["spark_version"] = env["spark"]
     if manifest["devices"]:
         meta["devices"] = ", ".join(manifest["devices"])
+    if manifest.get("licenses"):
+        meta["licenses"] = ", ".join(f"{src}={spdx}" for src, spdx in manifest["licenses"].items())
+    if manifest.get("data_use"):
+        meta["data_use"] = ", ".join(f"{src}={_data_use_text(use)}" for src, use in manifest["data_use"].items())
     for key, value in manifest["stats"].items():
         if isinstance(value, (int, float, str, bool)):
             meta[key] = value
     return meta
+
+
+def _data_use_text(use: dict) -> str:
+    verdict = {True: "cleared", False: "NOT CLEARED", None: "unverified"}[use.get("cleared")]
+    return f"{use.get('terms', 'unknown')} ({verdict})"

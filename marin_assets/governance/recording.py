@@ -13,17 +13,61 @@ import dagster as dg
 
 from marin_assets.core.provenance import build_manifest, manifest_metadata
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput
+from marin_assets.data.sources import load_sources
+from marin_assets.governance.licenses import data_use_for_sources, licenses_for_sources
 
 
-def input_data_versions(context: dg.AssetExecutionContext) -> dict[str, str]:
-    """Data versions of this step's upstream assets, as Dagster resolved them for this run."""
+def input_label(key: dg.AssetKey, partition: str | None) -> str:
+    """How manifests name an input: "asset" or "asset[partition]"."""
+    name = key.to_user_string()
+    return f"{name}[{partition}]" if partition is not None else name
+
+
+def upstream_partitions(context: dg.AssetExecutionContext) -> list[tuple[dg.AssetKey, str | None]]:
+    """Each upstream asset of this step, once per upstream partition this partition depends on."""
     step = context.get_step_execution_context()
-    versions = {}
-    for key in sorted(context.assets_def.keys_by_input_name.values(), key=lambda k: k.to_user_string()):
-        info = step.maybe_fetch_and_get_input_asset_version_info(key)
-        if info is not None and info.data_version is not None:
-            versions[key.to_user_string()] = info.data_version.value
-    return versions
+    pairs: list[tuple[dg.AssetKey, str | None]] = []
+    for name, key in sorted(context.assets_def.keys_by_input_name.items(), key=lambda kv: kv[1].to_user_string()):
+        if not step.has_asset_partitions_for_input(name):
+            pairs.append((key, None))
+            continue
+        try:
+            pairs.extend((key, pk) for pk in sorted(context.asset_partition_keys_for_input(name)))
+        except dg.DagsterInvariantViolationError as exc:  # a dep whose partition mapping does not fit
+            context.log.warning(f"provenance records {key.to_user_string()} without partitions: {exc}")
+            pairs.append((key, None))
+    return pairs
+
+
+def latest_materialization(
+    instance: dg.DagsterInstance, key: dg.AssetKey, partition: str | None = None
+) -> dg.AssetMaterialization | None:
+    """The newest materialization of an asset (partition); None if it never was materialized."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition is not None else None),
+        limit=1,
+    ).records
+    return records[0].asset_materialization if records else None
+
+
+def input_records(context: dg.AssetExecutionContext) -> tuple[dict[str, str], dict[str, str]]:
+    """(data version, output URI) of the latest materialization of each upstream (asset, partition).
+
+    Never-materialized inputs are left out: the asset's own `require_committed` reports them.
+    """
+    versions, uris = {}, {}
+    for key, partition in upstream_partitions(context):
+        materialization = latest_materialization(context.instance, key, partition)
+        if materialization is None:
+            continue
+        label = input_label(key, partition)
+        version = (materialization.tags or {}).get("dagster/data_version")
+        if version:
+            versions[label] = version
+        uri = materialization.metadata.get("output_uri")
+        if uri is not None:
+            uris[label] = str(uri.value)
+    return versions, uris
 
 
 def record_output(
@@ -37,23 +81,35 @@ def record_output(
     output_hash: str | None = None,
     devices: list[str] | None = None,
     manifest_extra: dict | None = None,
+    sources: list[str] | None = None,
 ) -> dg.MaterializeResult:
     """Hash the staged output, write its provenance manifest beside it, return the result.
 
     `output_hash` overrides the file hash where file bytes are not reproducible (checkpoints).
+    `sources` names the raw sources this output derives from: their licenses and compliance
+    verdicts are recorded in the manifest and shown as `licenses` / `data_use` metadata.
     """
     digest = output_hash or staged.content_hash()
+    versions, uris = input_records(context)
+    licenses = data_use = None
+    if sources:
+        registry = load_sources()
+        licenses = licenses_for_sources(registry, sources)
+        data_use = data_use_for_sources(staged.storage, registry, sources, staged=staged)
     manifest = build_manifest(
         asset=context.asset_key.to_user_string(),
         partition=context.partition_key if context.has_partition_key else None,
         recipe=recipe,
         code_version=code_version,
-        inputs=input_data_versions(context),
+        inputs=versions,
+        input_uris=uris,
         output_uri=staged.final_uri,
         output_hash=digest,
         stats=stats,
-        run_id=context.run_id,
+        run_id=context.run.run_id,
         devices=devices,
+        licenses=licenses,
+        data_use=data_use,
         extra=manifest_extra,
     )
     staged.write_json(manifest, MANIFEST_NAME)

@@ -1,0 +1,27 @@
+"""`marin` command line: a small dispatcher; each command group lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from marin_assets.governance import cli_audit, cli_failures
+
+COMMAND_GROUPS = (cli_audit, cli_failures)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="marin", description="marin_assets: LM data, training and scaling laws")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for group in COMMAND_GROUPS:
+        group.register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""Governance: audit reports, the failure catalog, and the nightly validation schedule."""
+
+import dagster as dg
+
+from marin_assets.governance.assets import audit_report, failure_catalog
+from marin_assets.governance.schedules import (
+    nightly_validation_chain,
+    nightly_validation_jobs,
+    nightly_validation_schedule,
+)
+from marin_assets.governance.sensors import failure_catalog_sensor
+
+defs = dg.Definitions(
+    assets=[audit_report, failure_catalog],
+    sensors=[failure_catalog_sensor, nightly_validation_chain],
+    schedules=[nightly_validation_schedule],
+    jobs=nightly_validation_jobs,
+)

@@ -1,0 +1,118 @@
+"""Licenses and data-use rights of raw sources, propagated down the lineage, and the training gate.
+
+A source's license comes from the sources registry; whether it may be used comes from the
+compliance verdict that raw_corpus writes into `raw/<source>/inventory.json`:
+`{"compliance": {"cleared": bool, "problems": [...]}}`. Every downstream output lists the licenses
+and verdicts of the sources it derives from; a training run refuses to start on an uncleared one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from marin_assets.core import layout
+from marin_assets.core.storage import Storage, StagedOutput
+from marin_assets.data.sources import SourcesRegistry
+
+INVENTORY_NAME = "inventory.json"
+
+# What a license lets us do with the data, by SPDX id prefix (first match wins; order matters:
+# "CC-BY-NC" must be tested before "CC-BY"). Anything else needs a human review.
+_TERMS_BY_PREFIX = (
+    ("CC0", "public-domain"),
+    ("Unlicense", "public-domain"),
+    ("CC-BY-NC", "non-commercial"),
+    ("CC-BY-ND", "no-derivatives"),
+    ("CC-BY-SA", "share-alike"),
+    ("CC-BY", "attribution"),
+    ("AGPL", "copyleft"),
+    ("LGPL", "copyleft"),
+    ("GPL", "copyleft"),
+    ("MPL", "copyleft"),
+    ("0BSD", "permissive"),
+    ("MIT", "permissive"),
+    ("BSD", "permissive"),
+    ("Apache", "permissive"),
+    ("PSF", "permissive"),
+    ("ISC", "permissive"),
+    ("Zlib", "permissive"),
+    ("LicenseRef-", "custom (see the sources registry)"),
+)
+UNREVIEWED_TERMS = "unreviewed"
+
+
+class SourcesNotClearedError(RuntimeError):
+    """Raised before training when an upstream source has no passing compliance verdict."""
+
+
+def licenses_for_sources(registry: SourcesRegistry, names: Iterable[str]) -> dict[str, str]:
+    """SPDX license of each named source; an unknown name is an error naming the known ones."""
+    return {name: registry.get(name).license for name in sorted(set(names))}
+
+
+def data_use_terms(spdx: str) -> str:
+    for prefix, terms in _TERMS_BY_PREFIX:
+        if spdx.startswith(prefix):
+            return terms
+    return UNREVIEWED_TERMS
+
+
+def compliance_from_inventory(inventory: dict | None, source: str) -> dict:
+    """{"cleared": bool | None, "problems": [...]} from an inventory (None: never inventoried)."""
+    if inventory is None:
+        return {"cleared": None, "problems": [f"raw_corpus[{source}] has no committed inventory"]}
+    verdict = inventory.get("compliance")
+    if not isinstance(verdict, dict) or not isinstance(verdict.get("cleared"), bool):
+        return {"cleared": False, "problems": [f"{source}/{INVENTORY_NAME} has no compliance verdict"]}
+    return {"cleared": verdict["cleared"], "problems": [str(p) for p in verdict.get("problems", [])]}
+
+
+def read_inventory(storage: Storage, source: str, staged: StagedOutput | None = None) -> dict | None:
+    """The committed inventory of a source, or the one being written when `staged` is raw/<source>."""
+    if staged is not None and staged.final_uri == storage.uri(layout.RAW, source):
+        path = staged.join(INVENTORY_NAME)
+    elif storage.is_committed(layout.RAW, source):
+        path = storage.uri(layout.RAW, source, INVENTORY_NAME)
+    else:
+        return None
+    if not storage.fs.exists(path):
+        return None
+    with storage.fs.open(path, "r") as f:
+        return json.load(f)
+
+
+def data_use_for_sources(
+    storage: Storage, registry: SourcesRegistry, names: Iterable[str], staged: StagedOutput | None = None
+) -> dict[str, dict]:
+    """Per source: license terms plus its compliance verdict, as recorded in manifests."""
+    out = {}
+    for name, spdx in licenses_for_sources(registry, names).items():
+        verdict = compliance_from_inventory(read_inventory(storage, name, staged), name)
+        out[name] = {"license": spdx, "terms": data_use_terms(spdx), **verdict}
+    return out
+
+
+def uncleared_sources(storage: Storage, names: Iterable[str]) -> dict[str, list[str]]:
+    """Sources without a passing verdict, each with the reasons."""
+    out = {}
+    for name in sorted(set(names)):
+        verdict = compliance_from_inventory(read_inventory(storage, name), name)
+        if verdict["cleared"] is not True:
+            out[name] = verdict["problems"] or ["compliance check did not clear it"]
+    return out
+
+
+def assert_sources_cleared(storage: Storage, names: Iterable[str]) -> None:
+    """Refuse (raise) when any named source is not cleared; the message names each one and why."""
+    names = list(names)
+    if not names:
+        raise SourcesNotClearedError("no upstream sources given: cannot verify data-use rights")
+    blocked = uncleared_sources(storage, names)
+    if blocked:
+        lines = "\n".join(f"  - {name}: {'; '.join(problems)}" for name, problems in blocked.items())
+        raise SourcesNotClearedError(
+            f"refusing to train: {len(blocked)} upstream source(s) not cleared for use "
+            f"({', '.join(blocked)}):\n{lines}\n"
+            "Fix the source or its registry entry, then re-materialize raw_corpus for it."
+        )
