@@ -9,6 +9,7 @@ folder; the LR schedule length is pinned in the config so the numbers match an u
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -21,8 +22,9 @@ from marin_assets.core.storage import Storage
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step
 from marin_assets.train.maxtext_config import MixtureLike, RunPaths, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.metrics import read_scalars, series
-from marin_assets.train.preflight import PreflightReport, preflight, require_fits
-from marin_assets.train.runs import TrainingRunSpec
+from marin_assets.train.models import Budget
+from marin_assets.train.preflight import PreflightReport, ProfileEstimate, extrapolate, preflight, require_fits
+from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
 
 ENTRY_MODULE = "marin_assets.train.maxtext_entry"
 JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
@@ -77,8 +79,11 @@ def launch_local(
     require_fits(report)
     paths = run_paths(storage, spec)
     keys = maxtext_keys(spec, mixture_info, paths)
-    config_path = write_maxtext_yaml(keys, f"{paths.run_dir}/maxtext.yml")
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
+    config_path = f"{paths.run_dir}/maxtext.yml"
+    if resumed_from is not None:
+        _refuse_changed_config(config_path, keys)
+    write_maxtext_yaml(keys, config_path)
     if resumed_from is not None:
         context.log.info(f"{spec.run_name}: resuming from checkpoint {resumed_from} of {spec.final_step}")
     os.makedirs(f"{paths.run_dir}/logs", exist_ok=True)
@@ -98,6 +103,23 @@ def launch_local(
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
     return collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+
+
+def _refuse_changed_config(config_path: str, keys: dict) -> None:
+    """Resuming under a different config would silently mix two runs in one folder."""
+    import yaml
+
+    try:
+        previous = yaml.safe_load(open(config_path))
+    except FileNotFoundError:
+        return
+    previous.pop("base_config", None)
+    changed = sorted(k for k in set(previous) | set(keys) if previous.get(k) != keys.get(k))
+    if changed:
+        raise TrainingError(
+            f"{config_path} has checkpoints from a run with a different config (keys {changed}); "
+            "give the run a new name, or delete its folder to start over"
+        )
 
 
 def collect_result(
@@ -139,3 +161,24 @@ def collect_result(
 def _median_after_compile(scalars: dict, tag: str) -> float | None:
     values = [v for step, v in series(scalars, tag) if step > 0]  # step 0 includes compilation
     return statistics.median(values) if values else None
+
+
+def profile_local(
+    context: dg.AssetExecutionContext, spec: TrainingRunSpec, mixture_info: MixtureLike, steps: int, scratch_root: str
+) -> ProfileEstimate:
+    """Train `steps` steps of the run's exact model/batch in a scratch folder; extrapolate the full run."""
+    probe = spec.model_copy(update={
+        "run_name": f"{spec.run_name}-profile",
+        "budget": Budget(steps=steps),
+        "eval": EvalSettings(steps=1),
+        "checkpoint": CheckpointSettings(period=steps),
+    })
+    storage = Storage(scratch_root)
+    paths = run_paths(storage, probe)
+    shutil.rmtree(paths.run_dir, ignore_errors=True)
+    try:
+        result = launch_local(context, probe, storage, mixture_info)
+        step_seconds = [v for _, v in series(read_scalars(result.tensorboard_dir), "perf/step_time_seconds")]
+    finally:
+        shutil.rmtree(paths.run_dir, ignore_errors=True)
+    return extrapolate(step_seconds, spec.steps, spec.resources.num_devices())

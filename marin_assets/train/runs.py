@@ -73,7 +73,9 @@ class TrainingRunSpec(Recipe):
     def eval_schedule(self) -> dict[str, int]:
         """eval_interval / eval_start_step such that an eval always runs after the last step."""
         last = self.final_step
-        interval = self.eval.interval or max(last, 1)
+        if self.eval.interval is None:  # only after the last step
+            return {"eval_interval": max(last, 1), "eval_start_step": last, "eval_steps": self.eval.steps}
+        interval = self.eval.interval
         return {"eval_interval": interval, "eval_start_step": last % interval, "eval_steps": self.eval.steps}
 
 

@@ -1,0 +1,108 @@
+"""Dagster wiring of the training stage: mixture -> training_plan -> training_run, one partition per run.
+`training_plan` is cheap (preflight, the MaxText config, optionally a short profiling run); its
+blocking check `preflight_fits` stops a run that would not fit before any device is used.
+`training_run` trains (resuming from the run folder's last checkpoint) and commits
+`training/<run>/final/` atomically, so a crashed run never looks complete. Its data version is the
+final checkpoint's content hash.
+"""
+
+import shutil
+from dataclasses import asdict
+
+import dagster as dg
+
+from marin_assets.core import layout
+from marin_assets.core.hashing import code_version, hash_json
+from marin_assets.governance.recording import record_output
+from marin_assets.resources.storage import StorageResource
+from marin_assets.train import checkpoints, local_launcher, maxtext_config, maxtext_entry, models, preflight
+from marin_assets.train.local_launcher import launch_local, plan_run, profile_local, run_paths
+from marin_assets.train.report import loss_plot_png, preflight_metadata, result_metadata
+from marin_assets.train.runs import TrainingRuns
+
+MIXTURE_ASSET = dg.AssetKey("mixture")
+PLAN_DIR, FINAL_DIR = "plan", "final"
+LAUNCHERS = {"local": launch_local}  # "kubernetes": the TPU slice launcher plugs in here
+
+
+class PlanConfig(dg.Config):
+    profile_steps: int = 0  # > 0: also train this many steps to measure step time and extrapolate the run
+
+
+def mixture_for(storage, spec):
+    from marin_assets.tokenize.mixture_info import load_mixture_info
+
+    info = load_mixture_info(storage, spec.mixture)
+    if not info.validation_glob:
+        raise ValueError(f"mixture {spec.mixture!r} has no validation split; training needs one for the final eval loss")
+    return info
+
+
+def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.AssetsDefinition]:
+    names = sorted(runs.runs)
+    partitions = dg.StaticPartitionsDefinition(names)
+    runs_by_mixture: dict[str, list[str]] = {}
+    for name in names:
+        runs_by_mixture.setdefault(runs.spec(name).mixture, []).append(name)
+    mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping(runs_by_mixture))
+    recipe_section = runs.model_dump(mode="json")
+    plan_version = code_version(recipe_section, models, preflight, maxtext_config)
+    run_version = code_version(recipe_section, models, maxtext_config, local_launcher, maxtext_entry, checkpoints)
+
+    @dg.asset(
+        name="training_plan", partitions_def=partitions, group_name="train", deps=[mixture_dep],
+        code_version=plan_version, kinds={"python"},
+        description="Preflight of a training run (params, FLOPs, memory vs the accelerator, mesh) + its MaxText config.",
+    )
+    def training_plan(context: dg.AssetExecutionContext, config: PlanConfig, storage: StorageResource):
+        st, spec = storage.storage, runs.spec(context.partition_key)
+        mixture = mixture_for(st, spec)
+        report = plan_run(spec, mixture)
+        profile = None
+        if config.profile_steps > 0 and report.fits and spec.resources.launcher == "local":
+            profile = profile_local(context, spec, mixture, config.profile_steps, st.uri(".cache", "profile"))
+        keys = maxtext_config.maxtext_keys(spec, mixture, run_paths(st, spec)) if report.fits else {}
+        plan = {
+            "spec": spec.model_dump(mode="json"),
+            "preflight": report.to_json(),
+            "maxtext_keys": keys,
+            "profile": asdict(profile) if profile else None,
+        }
+        with st.atomic_dir(layout.TRAINING, spec.run_name, PLAN_DIR) as staged:
+            staged.write_json(plan, "plan.json")
+            return record_output(
+                context, staged, recipe=spec, code_version=plan_version,
+                # paths and measured times vary by machine; the plan's identity does not
+                output_hash=hash_json({"spec": plan["spec"], "preflight": plan["preflight"]}),
+                extra_metadata=preflight_metadata(plan, profile),
+            )
+
+    @dg.asset(
+        name="training_run", partitions_def=partitions, group_name="train", deps=[training_plan, mixture_dep],
+        code_version=run_version, kinds={"maxtext"},
+        description="A MaxText pre-training run; resumes from its last checkpoint; data version = checkpoint content hash.",
+    )
+    def training_run(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+        st, spec = storage.storage, runs.spec(context.partition_key)
+        st.require_committed(layout.TRAINING, spec.run_name, PLAN_DIR)
+        mixture = mixture_for(st, spec)
+        launcher = LAUNCHERS.get(spec.resources.launcher)
+        if launcher is None:
+            raise ValueError(f"run {spec.run_name!r} needs the {spec.resources.launcher!r} launcher, not wired here")
+        result = launcher(context, spec, st, mixture)
+        with st.atomic_dir(layout.TRAINING, spec.run_name, FINAL_DIR) as staged:
+            staged.write_json(result.to_json(), "result.json")
+            png = loss_plot_png(result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
+            with open(staged.join("loss_curve.png"), "wb") as f:
+                f.write(png)
+            shutil.copyfile(result.maxtext_config_path, staged.join("maxtext.yml"))
+            return record_output(
+                context, staged, recipe=spec, code_version=run_version,
+                output_hash=result.checkpoint_hash,
+                devices=[f"{spec.resources.accelerator} x{spec.resources.num_devices()}"],
+                stats={"final_eval_loss": result.final_eval_loss, "checkpoint_step": result.checkpoint_step,
+                       "mixture_tokenizer_hash": mixture.tokenizer_hash},
+                extra_metadata=result_metadata(result, png, f"{staged.final_uri}/loss_curve.png"),
+            )
+
+    return training_plan, training_run

@@ -1,0 +1,63 @@
+"""Checks of the training stage: a blocking preflight on the plan, and a loss-curve baseline on the run."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from marin_assets.core import layout
+from marin_assets.resources.storage import StorageResource
+from marin_assets.train.assets import FINAL_DIR, PLAN_DIR
+from marin_assets.train.baseline import compare, load_baseline
+
+
+def build_training_checks(
+    training_plan: dg.AssetsDefinition, training_run: dg.AssetsDefinition, baselines_dir: Path | None = None
+) -> list[dg.AssetChecksDefinition]:
+    partitions = training_plan.partitions_def
+
+    @dg.asset_check(
+        asset=training_plan, name="preflight_fits", blocking=True, partitions_def=partitions,
+        description="The run fits the accelerator's memory and its mesh divides the devices; "
+                    "a failure stops training_run and names the knob to change.",
+    )
+    def preflight_fits(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
+        plan = storage.storage.read_json(layout.TRAINING, context.partition_key, PLAN_DIR, "plan.json")
+        report = plan["preflight"]
+        memory = report.get("memory") or {}
+        return dg.AssetCheckResult(
+            passed=not report["problems"],
+            description="; ".join(report["problems"]) or "fits",
+            metadata={
+                "memory_per_device_gib": round(memory.get("total_bytes", 0) / 1024**3, 4),
+                "num_devices": report["num_devices"],
+                "num_params": report["num_params"],
+            },
+        )
+
+    @dg.asset_check(
+        asset=training_run, name="loss_matches_baseline", partitions_def=partitions,
+        description="The run's loss curve and final eval loss stay within the committed baseline's tolerance "
+                    "(recipes/training/baselines/<run>.json).",
+    )
+    def loss_matches_baseline(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
+        run = context.partition_key
+        baseline = load_baseline(run, baselines_dir)
+        if baseline is None:
+            return dg.AssetCheckResult(
+                passed=True, severity=dg.AssetCheckSeverity.WARN,
+                description=f"no baseline committed for run {run!r}; nothing compared",
+                metadata={"baseline": "none"},
+            )
+        result = storage.storage.read_json(layout.TRAINING, run, FINAL_DIR, "result.json")
+        comparison = compare(result["loss_curve"], result["final_eval_loss"], baseline)
+        return dg.AssetCheckResult(
+            passed=comparison.passed,
+            description=comparison.message,
+            metadata={
+                "max_abs_diff": comparison.max_abs_diff,
+                "compared_steps": comparison.compared_steps,
+                "tolerance": float(baseline.get("tolerance", 0)),
+            },
+        )
+
+    return [preflight_fits, loss_matches_baseline]

@@ -1,0 +1,26 @@
+"""The training stage's Definitions, built from recipes/training/runs.yaml.
+
+`build_defs(runs)` lets tests (and other run lists, e.g. a scaling suite) build the same assets
+over their own runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from marin_assets.train.assets import build_training_assets
+from marin_assets.train.checks import build_training_checks
+from marin_assets.train.runs import TrainingRuns, load_training_runs
+
+
+def build_defs(runs: TrainingRuns, baselines_dir: Path | None = None) -> dg.Definitions:
+    training_plan, training_run = build_training_assets(runs)
+    return dg.Definitions(
+        assets=[training_plan, training_run],
+        asset_checks=build_training_checks(training_plan, training_run, baselines_dir),
+    )
+
+
+defs = build_defs(load_training_runs())

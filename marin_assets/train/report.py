@@ -1,0 +1,102 @@
+"""What a finished training run shows: result files, a loss-curve plot, and Dagster metadata values."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+
+import dagster as dg
+
+from marin_assets.train.local_launcher import TrainingResult
+from marin_assets.train.preflight import ProfileEstimate
+
+WANDB_ENV = "WANDB_PROJECT"
+
+
+def loss_plot_png(result: TrainingResult, title: str) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    if result.loss_curve:
+        ax.plot(*zip(*result.loss_curve), label="train loss")
+    if result.eval_curve:
+        ax.plot(*zip(*result.eval_curve), "o-", label="eval loss (validation split)")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss (nats/token)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def wandb_link() -> str:
+    """W&B is optional and not a dependency: report whether it is configured, never fail on it."""
+    project = os.environ.get(WANDB_ENV)
+    if not project:
+        return "not configured (set WANDB_PROJECT and install wandb)"
+    try:
+        import wandb  # noqa: F401
+    except ImportError:
+        return f"WANDB_PROJECT={project} but wandb is not installed; skipped"
+    entity = os.environ.get("WANDB_ENTITY", "")
+    return f"https://wandb.ai/{entity}/{project}" if entity else f"wandb project {project} (offline mode unless logged in)"
+
+
+def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> dict:
+    image = base64.b64encode(plot_png).decode()
+    curve_rows = [{"step": s, "loss": round(v, 6)} for s, v in result.loss_curve]
+    return {
+        "final_eval_loss": dg.MetadataValue.float(result.final_eval_loss),
+        "eval_tokens": dg.MetadataValue.int(int(result.eval_tokens)),
+        "loss_curve_plot": dg.MetadataValue.md(f"![loss curve](data:image/png;base64,{image})"),
+        "loss_curve_png": dg.MetadataValue.path(plot_path),
+        "loss_curve": dg.MetadataValue.json(curve_rows),
+        "eval_curve": dg.MetadataValue.json([{"step": s, "loss": round(v, 6)} for s, v in result.eval_curve]),
+        "tokens_per_s": dg.MetadataValue.float(result.tokens_per_s or 0.0),
+        "tflops_per_device": dg.MetadataValue.float(result.tflops_per_device or 0.0),
+        "num_params": dg.MetadataValue.int(result.num_params),
+        "flops_per_token": dg.MetadataValue.float(result.flops_per_token),
+        "checkpoint_uri": dg.MetadataValue.path(result.checkpoint_uri),
+        "checkpoint_step": dg.MetadataValue.int(result.checkpoint_step),
+        "checkpoint_hash": dg.MetadataValue.text(result.checkpoint_hash),
+        "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
+        "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
+        "wall_s": dg.MetadataValue.float(round(result.wall_s, 2)),
+        "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
+        "wandb": dg.MetadataValue.text(wandb_link()),
+    }
+
+
+def preflight_metadata(plan: dict, profile: ProfileEstimate | None) -> dict:
+    report = plan["preflight"]
+    memory = report.get("memory") or {}
+    meta = {
+        "num_params": dg.MetadataValue.int(report["num_params"]),
+        "steps": dg.MetadataValue.int(report["steps"]),
+        "num_devices": dg.MetadataValue.int(report["num_devices"]),
+        "per_device_batch_size": dg.MetadataValue.float(report["per_device_batch_size"]),
+        "flops_per_token": dg.MetadataValue.float(report["flops_per_token"]),
+        "flops_per_step": dg.MetadataValue.float(report["flops_per_step"]),
+        "total_flops": dg.MetadataValue.float(report["total_flops"]),
+        "memory_per_device_gib": dg.MetadataValue.float(round(memory.get("total_bytes", 0) / 1024**3, 4)),
+        "memory_available_gib": dg.MetadataValue.text(
+            f"{memory['available_bytes'] / 1024**3:.2f}" if memory.get("available_bytes") else "unknown"
+        ),
+        "preflight_problems": dg.MetadataValue.text("; ".join(report["problems"]) or "none"),
+    }
+    if profile is not None:
+        meta.update({
+            "profile_steps": dg.MetadataValue.int(profile.measured_steps),
+            "profile_median_step_s": dg.MetadataValue.float(profile.median_step_s),
+            "estimated_wall_hours": dg.MetadataValue.float(round(profile.estimated_wall_s / 3600, 4)),
+            "estimated_chip_hours": dg.MetadataValue.float(round(profile.estimated_chip_hours, 4)),
+        })
+    return meta
