@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from marin_assets import materialize_all
 from marin_assets.governance import cli_audit, cli_failures
 
-COMMAND_GROUPS = (cli_audit, cli_failures)
+COMMAND_GROUPS = (materialize_all, cli_audit, cli_failures)
 
 
 def build_parser() -> argparse.ArgumentParser:

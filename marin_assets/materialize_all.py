@@ -88,3 +88,27 @@ def materialize_all(defs: dg.Definitions, instance: dg.DagsterInstance, exclude:
             return False
     print(f"[marin] {len(done)} run(s) executed; graph up to date in {time.monotonic() - started:.1f}s", flush=True)
     return True
+
+
+def register(commands) -> None:
+    parser = commands.add_parser(
+        "materialize-all", help="materialize every stale or missing asset partition, upstream first"
+    )
+    parser.add_argument("--exclude", action="append", default=[], help="asset key to leave out (repeatable)")
+    parser.add_argument("--plan", action="store_true", help="only print what would run")
+    parser.set_defaults(handler=_run)
+
+
+def _run(args) -> int:
+    from marin_assets.definitions import defs
+
+    with dg.DagsterInstance.get() as instance:
+        if args.plan:
+            for run in plan(defs, instance, set(args.exclude)):
+                print(run.describe())
+            return 0
+        ok = materialize_all(defs, instance, set(args.exclude))
+        root = defs.resources["storage"].root_uri
+        print(f"[marin] outputs under {root}; Dagster instance in {instance.root_directory}")
+        print("[marin] open the UI: source scripts/env.sh && dagster dev -m marin_assets.definitions -h 127.0.0.1 -p 3000")
+        return 0 if ok else 1

@@ -1,3 +1,5 @@
 import dagster as dg
 
-defs = dg.Definitions()
+from marin_assets.data.raw_assets import RAW_ASSETS, RAW_CHECKS, RAW_SENSORS
+
+defs = dg.Definitions(assets=RAW_ASSETS, asset_checks=RAW_CHECKS, sensors=RAW_SENSORS)
