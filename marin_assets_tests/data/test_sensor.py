@@ -1,0 +1,88 @@
+"""The source files sensor requests raw_corpus only for sources whose files appeared or changed."""
+
+from __future__ import annotations
+
+import os
+
+import dagster as dg
+import fsspec
+
+from marin_assets.data.raw_assets import source_files_sensor
+from marin_assets.data.watch import changed_sources
+from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
+from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
+
+
+def tick(cursor: str | None) -> tuple[list[str], str | None, str | None]:
+    """Evaluate the sensor once: (requested partitions, skip message, new cursor)."""
+    context = dg.build_sensor_context(cursor=cursor)
+    result = source_files_sensor(context)
+    if isinstance(result, dg.SkipReason):
+        return [], result.skip_message, context.cursor
+    return sorted(r.partition_key for r in result), None, context.cursor
+
+
+def test_only_sources_whose_files_change_are_requested(tmp_path, write_registry):
+    for name in ("one", "two", "three"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "one" / "a.jsonl").write_text('{"text": "one"}\n')
+    (tmp_path / "two" / "a.jsonl").write_text('{"text": "two"}\n')
+    write_registry(
+        [
+            source_entry("dirty_web", str(tmp_path / "one")),
+            source_entry("debian_licenses", str(tmp_path / "two" / "*.jsonl")),
+            source_entry("python_docs", str(tmp_path / "three"), fmt="warc.gz"),  # no files yet
+        ]
+    )
+    requested, _, cursor = tick(None)
+    assert requested == ["debian_licenses", "dirty_web"]  # first sight of every source with files
+
+    requested, skip, cursor = tick(cursor)
+    assert requested == [] and skip == "no source files changed"
+
+    (tmp_path / "two" / "a.jsonl").write_text('{"text": "two, longer now"}\n')  # size changes
+    requested, _, cursor = tick(cursor)
+    assert requested == ["debian_licenses"]
+
+    path = tmp_path / "one" / "a.jsonl"
+    path.write_text('{"text": "ONE"}\n')  # same size: only the modification time tells
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    requested, _, cursor = tick(cursor)
+    assert requested == ["dirty_web"]
+
+    (tmp_path / "three" / "x.warc.gz").write_bytes(b"new file")
+    (tmp_path / "one" / "notes.txt").write_text("not a source file")  # not .jsonl: not watched
+    requested, _, cursor = tick(cursor)
+    assert requested == ["python_docs"]
+
+
+def test_run_requests_are_keyed_by_fingerprint(tmp_path, write_registry):
+    (tmp_path / "a.jsonl").write_text('{"text": "one"}\n')
+    write_registry([source_entry("dirty_web", str(tmp_path / "a.jsonl"))])
+    context = dg.build_sensor_context()
+    [request] = source_files_sensor(context)
+    assert request.partition_key == "dirty_web" and request.run_key.startswith("dirty_web:")
+
+
+def test_gcs_prefix_is_watched_through_the_same_code(gcs_emulator, write_registry):
+    root = gcs_emulator.root()
+    fs, _ = fsspec.core.url_to_fs(root)
+    with fs.open(f"{root}/docs/a.jsonl", "wb") as f:
+        f.write(b'{"text": "in the bucket"}\n')
+    write_registry([source_entry("dirty_web", f"{root}/docs/*.jsonl")])
+    requested, _, cursor = tick(None)
+    assert requested == ["dirty_web"]
+    assert tick(cursor)[0] == []
+    with fs.open(f"{root}/docs/b.jsonl", "wb") as f:
+        f.write(b'{"text": "another object"}\n')
+    fs.invalidate_cache()
+    requested, _, cursor = tick(cursor)
+    assert requested == ["dirty_web"]
+
+
+def test_changed_sources_rules():
+    assert changed_sources({}, {"a": "h1", "b": None}) == ["a"]  # b never had files
+    assert changed_sources({"a": "h1"}, {"a": "h1"}) == []
+    assert changed_sources({"a": "h1"}, {"a": None}) == ["a"]  # its files disappeared
+    assert changed_sources({"a": "h1", "b": "h2"}, {"a": "h1", "b": "h3"}) == ["b"]
