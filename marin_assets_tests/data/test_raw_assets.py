@@ -80,7 +80,8 @@ def test_raw_data_version_changes_exactly_when_a_source_file_changes(tmp_path, w
     instance = dg.DagsterInstance.ephemeral()
 
     def versions() -> dict[str, str]:
-        return {p: data_version(materialize(tmp_path, instance, p, [raw_corpus])) for p in ("dirty_web", "debian_licenses")}
+        partitions = ("dirty_web", "debian_licenses")
+        return {p: data_version(materialize(tmp_path, instance, p, [raw_corpus])) for p in partitions}
 
     first = versions()
     assert versions() == first  # nothing changed: same data versions

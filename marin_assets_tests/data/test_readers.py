@@ -8,6 +8,7 @@ import json
 import tracemalloc
 from pathlib import Path
 
+import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -16,8 +17,11 @@ import zstandard
 from marin_assets.data.formats.warc import warc_resource_record
 from marin_assets.data.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
 from marin_assets.data.sources import SourceSpec, load_sources
+from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
 
-DOCS = [{"id": f"d{i}", "url": f"https://example.org/{i}", "text": f"Document number {i}.", "lang": "en"} for i in range(5)]
+DOCS = [
+    {"id": f"d{i}", "url": f"https://example.org/{i}", "text": f"Document number {i}.", "lang": "en"} for i in range(5)
+]
 JSONL = b"".join(json.dumps(d).encode() + b"\n" for d in DOCS)
 DATE = "2024-01-01T00:00:00Z"
 
@@ -34,7 +38,8 @@ def read_all(path: Path | str, source: SourceSpec, **kw) -> tuple[list[RawRecord
 
 
 def html_page(i: int) -> bytes:
-    return f"<html><body><nav>menu</nav><main><h1>Page {i}</h1><p>Body text of page {i}.</p></main></body></html>".encode()
+    body = f"<nav>menu</nav><main><h1>Page {i}</h1><p>Body text of page {i}.</p></main>"
+    return f"<html><body>{body}</body></html>".encode()
 
 
 def warc_bytes(n: int = 3, gz: bool = False) -> bytes:
@@ -134,7 +139,14 @@ def test_ids_are_deterministic(tmp_path):
 
 
 def test_malformed_json_and_invalid_utf8_lines_are_quarantined_and_reading_continues(tmp_path):
-    lines = [b'{"text": "good one"}', b'{"text": "broken', b'{"text": "caf\xe9"}', b"[1, 2]", b"", b'{"text": "good two"}']
+    lines = [
+        b'{"text": "good one"}',
+        b'{"text": "broken',
+        b'{"text": "caf\xe9"}',
+        b"[1, 2]",
+        b"",
+        b'{"text": "good two"}',
+    ]
     (tmp_path / "a.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     ok, bad = read_all(tmp_path / "a.jsonl", spec(tmp_path, "jsonl"))
     assert [r.content for r in ok] == ["good one", "good two"]
@@ -239,7 +251,8 @@ def test_oversized_records_are_quarantined_in_every_format(tmp_path):
     pq.write_table(pa.table({"text": [big, "small"]}), tmp_path / "a.parquet")
     (tmp_path / "a.warc").write_bytes(warc_resource_record("https://e/x", big.encode(), date=DATE) + warc_bytes(1))
     (tmp_path / "a.html").write_text(f"<p>{big}</p>")
-    for name, fmt, kept in [("a.jsonl", "jsonl", 5), ("a.parquet", "parquet", 1), ("a.warc", "warc", 1), ("a.html", "html_dir", 0)]:
+    cases = [("a.jsonl", "jsonl", 5), ("a.parquet", "parquet", 1), ("a.warc", "warc", 1), ("a.html", "html_dir", 0)]
+    for name, fmt, kept in cases:
         ok, bad = read_all(tmp_path / name, spec(tmp_path, fmt), max_record_bytes=1000)
         assert len(ok) == kept, name
         assert [b.code for b in bad] == ["record_too_large"], name
@@ -268,3 +281,17 @@ def test_100mb_one_line_document_is_quarantined_without_holding_it_in_memory(tmp
 def test_storage_errors_raise_instead_of_quarantining(tmp_path):
     with pytest.raises(FileNotFoundError, match="gone.jsonl"):
         read_all(tmp_path / "gone.jsonl", spec(tmp_path, "jsonl"))
+
+
+def test_gcs_files_list_and_read_through_the_same_code(gcs_emulator):
+    root = gcs_emulator.root()
+    fs, _ = fsspec.core.url_to_fs(root)
+    fs.pipe({f"{root}/web/a.jsonl.gz": gzip.compress(JSONL, mtime=0)})
+    fs.pipe({f"{root}/crawl/a.warc.gz": warc_bytes(2, gz=True)})
+    jsonl = spec(f"{root}/web/*.jsonl.gz", "jsonl.gz")
+    warc = spec(f"{root}/crawl", "warc.gz")
+    assert list_source_files(jsonl) == [f"{root}/web/a.jsonl.gz"]
+    assert list_source_files(warc) == [f"{root}/crawl/a.warc.gz"]
+    assert [r.id for r in read_file(f"{root}/web/a.jsonl.gz", jsonl)] == [d["id"] for d in DOCS]
+    urls = [r.url for r in read_file(f"{root}/crawl/a.warc.gz", warc)]
+    assert urls == ["https://example.org/p0", "https://example.org/p1"]
