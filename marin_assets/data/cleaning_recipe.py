@@ -1,0 +1,54 @@
+"""The cleaning recipe (recipes/cleaning.yaml) as a validated model."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.data.filters.pipeline import FilterSettings
+
+CLEANING_RECIPE = "cleaning.yaml"
+
+
+class SparkSettings(Recipe):
+    partitions: int = Field(default=8, ge=1, description="parallelism of the Python processing stage")
+    rows_per_file: int = Field(default=100_000, ge=1, description="target rows per output Parquet file")
+
+
+class NormalizeSettings(Recipe):
+    form: str = Field(default="NFC", pattern="^(NFC|NFKC)$")
+
+
+class LanguageSettings(Recipe):
+    allowlist: list[str] = Field(default_factory=lambda: ["en"], description="empty: keep every language")
+    min_score: float = Field(default=0.65, ge=0.0, le=1.0)
+    max_chars: int = Field(default=2000, ge=1, description="identify on this many leading characters")
+
+
+class DedupSettings(Recipe):
+    exact: bool = True
+    near: bool = True
+    shingle_size: int = Field(default=5, ge=1, description="word n-gram size")
+    num_perm: int = Field(default=112, ge=1)
+    bands: int = Field(default=14, ge=1)
+    rows: int = Field(default=8, ge=1)
+    seed: int = 1
+
+    @model_validator(mode="after")
+    def _bands_cover_permutations(self) -> DedupSettings:
+        if self.bands * self.rows != self.num_perm:
+            raise ValueError(f"bands x rows must equal num_perm ({self.bands}x{self.rows} != {self.num_perm})")
+        return self
+
+
+class CleaningRecipe(Recipe):
+    max_record_bytes: int = Field(default=5_000_000, ge=1)
+    spark: SparkSettings = SparkSettings()
+    normalize: NormalizeSettings = NormalizeSettings()
+    language: LanguageSettings = LanguageSettings()
+    filters: FilterSettings = FilterSettings()
+    dedup: DedupSettings = DedupSettings()
+
+
+def load_cleaning_recipe(path: str = CLEANING_RECIPE) -> CleaningRecipe:
+    return load_recipe(path, CleaningRecipe)

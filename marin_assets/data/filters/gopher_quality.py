@@ -1,0 +1,66 @@
+"""Gopher quality filter (Rae et al. 2021), same rules and defaults as datatrove's."""
+
+from __future__ import annotations
+
+from marin_assets.core.recipes import Recipe
+from marin_assets.data.filters.text import TextView
+
+STOP_WORDS = ("the", "be", "to", "of", "and", "that", "have", "with")
+
+
+class GopherQualityConfig(Recipe):
+    """Thresholds; None switches a rule off."""
+
+    min_doc_words: int | None = 50
+    max_doc_words: int | None = 100_000
+    min_avg_word_length: float | None = 3
+    max_avg_word_length: float | None = 10
+    max_symbol_word_ratio: float | None = 0.1
+    max_bullet_lines_ratio: float | None = 0.9
+    max_ellipsis_lines_ratio: float | None = 0.3
+    max_non_alpha_words_ratio: float | None = 0.8  # minimum share of words with a letter (datatrove's name)
+    min_stop_words: int | None = 2
+    stop_words: tuple[str, ...] = STOP_WORDS
+
+
+def check(view: TextView, cfg: GopherQualityConfig) -> str | None:
+    """The first failing rule's name, or None."""
+    text = view.text
+    n_words = len(view.words)
+    mask = view.non_symbol_mask
+    n_content_words = int(mask.sum())
+    if cfg.min_doc_words is not None and n_content_words < cfg.min_doc_words:
+        return "gopher_short_doc"
+    if cfg.max_doc_words is not None and n_content_words > cfg.max_doc_words:
+        return "gopher_long_doc"
+    if n_words == 0 or n_content_words == 0:
+        return "gopher_short_doc"
+
+    avg_word_length = float(view.word_lengths[mask].mean())
+    if cfg.min_avg_word_length is not None and avg_word_length < cfg.min_avg_word_length:
+        return "gopher_below_avg_threshold"
+    if cfg.max_avg_word_length is not None and avg_word_length > cfg.max_avg_word_length:
+        return "gopher_above_avg_threshold"
+
+    if cfg.max_symbol_word_ratio is not None:
+        if text.count("#") / n_words > cfg.max_symbol_word_ratio:
+            return "gopher_too_many_hashes"
+        if (text.count("...") + text.count("\u2026")) / n_words > cfg.max_symbol_word_ratio:
+            return "gopher_too_many_ellipsis"
+
+    lines = text.splitlines() or [""]
+    if cfg.max_bullet_lines_ratio is not None:
+        bullets = sum(1 for line in lines if line.lstrip().startswith(("\u2022", "-")))
+        if bullets / len(lines) > cfg.max_bullet_lines_ratio:
+            return "gopher_too_many_bullets"
+    if cfg.max_ellipsis_lines_ratio is not None:
+        ellipsis = sum(1 for line in lines if line.rstrip().endswith(("...", "\u2026")))
+        if ellipsis / len(lines) > cfg.max_ellipsis_lines_ratio:
+            return "gopher_too_many_end_ellipsis"
+
+    if cfg.max_non_alpha_words_ratio is not None and view.alpha_word_count / n_words < cfg.max_non_alpha_words_ratio:
+        return "gopher_below_alpha_threshold"
+
+    if cfg.min_stop_words is not None and len(set(cfg.stop_words).intersection(view.words)) < cfg.min_stop_words:
+        return "gopher_enough_stop_words"
+    return None

@@ -1,0 +1,63 @@
+"""Run the quality filters in their published order; the first failing rule rejects the document.
+
+Order as in FineWeb's pipeline: Gopher repetition, Gopher quality, C4 (which also drops lines), FineWeb.
+Rule names are "<filter>:<rule>", e.g. "gopher_repetition:top_2_gram".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from marin_assets.core.recipes import Recipe
+from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition
+from marin_assets.data.filters.c4 import C4Config
+from marin_assets.data.filters.fineweb import FineWebConfig
+from marin_assets.data.filters.gopher_quality import GopherQualityConfig
+from marin_assets.data.filters.gopher_repetition import GopherRepetitionConfig
+from marin_assets.data.filters.text import TextView
+
+
+class FilterSettings(Recipe):
+    """Which filters run (null: off) and their thresholds."""
+
+    gopher_repetition: GopherRepetitionConfig | None = GopherRepetitionConfig()
+    gopher_quality: GopherQualityConfig | None = GopherQualityConfig()
+    c4: C4Config | None = C4Config()
+    fineweb: FineWebConfig | None = FineWebConfig()
+
+
+@dataclass(frozen=True)
+class FilterOutcome:
+    reason: str | None  # None: the document is kept
+    text: str  # the text after line-level rules (C4 drops lines)
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def kept(self) -> bool:
+        return self.reason is None
+
+
+def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
+    view = TextView(text)
+    stats = {"chars": len(text)}
+
+    def rejected(name: str, rule: str) -> FilterOutcome:
+        return FilterOutcome(f"{name}:{rule}", text, stats)
+
+    if settings.gopher_repetition is not None:
+        if rule := gopher_repetition.check(view, settings.gopher_repetition):
+            return rejected("gopher_repetition", rule)
+    if settings.gopher_quality is not None:
+        if rule := gopher_quality.check(view, settings.gopher_quality):
+            return rejected("gopher_quality", rule)
+    if settings.gopher_repetition is not None or settings.gopher_quality is not None:
+        stats["words"] = len(view.words)
+    if settings.c4 is not None:
+        rule, text = c4.check(text, settings.c4)
+        if rule:
+            return rejected("c4", rule)
+    if settings.fineweb is not None:
+        if rule := fineweb.check(text, settings.fineweb):
+            return rejected("fineweb", rule)
+    stats["kept_chars"] = len(text)
+    return FilterOutcome(None, text, stats)

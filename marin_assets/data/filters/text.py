@@ -1,0 +1,151 @@
+"""Shared text pieces for the quality filters: one tokenisation per document, reused by all filters.
+
+Punctuation sets are those of datatrove (datatrove/utils/text.py, Apache-2.0) so that decisions can be
+compared with its filters. Words follow the rules of spaCy's English tokenizer (what datatrove uses)
+closely without loading spaCy: prefix and suffix punctuation, infix hyphens and slashes, clitics, URLs
+and e-mail addresses as one token; plain alphanumeric chunks (most words) take a fast path.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+import numpy as np
+
+# Characters datatrove counts as sentence-ending punctuation.
+TERMINAL_PUNCTUATION = frozenset(
+    '!.?\u0589\u061d\u061e\u061f\u06d4\u0700\u0701\u0702\u07f9\u0837\u0839\u083d\u083e\u0964\u0965\u104a\u104b\u1362\u1367\u1368\u166e\u1735\u1736\u17d4\u17d5\u17d6\u17d9\u17da\u1803\u1809\u1944\u1945\u1aa8\u1aa9\u1aaa\u1aab\u1b5a'
+    '\u1b5b\u1b5e\u1b5f\u1b7d\u1b7e\u1c3b\u1c3c\u1c7e\u1c7f\u203c\u203d\u2047\u2048\u2049\u2e2e\u2e3c\u2e53\u2e54\u3002\ua4ff\ua60e\ua60f\ua6f3\ua6f7\ua876\ua877\ua8ce\ua8cf\ua92f\ua9c8\ua9c9\uaa5d\uaa5e\uaa5f\uaaf0\uaaf1\uabeb\ufe52\ufe56\ufe57'
+    '\uff01\uff0e\uff1f\uff61\U00010a56\U00010a57\U00010f55\U00010f56\U00010f57\U00010f58\U00010f59\U00010f86\U00010f87\U00010f88\U00010f89\U00011047\U00011048\U000110be\U000110bf\U000110c0\U000110c1\U00011141\U00011142\U00011143\U000111c5\U000111c6\U000111cd\U000111de\U000111df\U00011238\U00011239\U0001123b\U0001123c\U000112a9\U0001144b\U0001144c\U000115c2\U000115c3\U000115c9\U000115ca'
+    '\U000115cb\U000115cc\U000115cd\U000115ce\U000115cf\U000115d0\U000115d1\U000115d2\U000115d3\U000115d4\U000115d5\U000115d6\U000115d7\U00011641\U00011642\U0001173c\U0001173d\U0001173e\U00011944\U00011946\U00011a42\U00011a43\U00011a9b\U00011a9c\U00011c41\U00011c42\U00011ef7\U00011ef8\U00011f43\U00011f44\U00016a6e\U00016a6f\U00016af5\U00016b37\U00016b38\U00016b44\U00016e98\U0001bc9f\U0001da88'
+)
+
+_CONTROL_CHARS = "".join(chr(c) for a, b in ((0, 9), (11, 13), (13, 32), (127, 160)) for c in range(a, b))
+# datatrove's PUNCTUATION_SET: symbols that do not make a word "a word".
+PUNCTUATION = frozenset(
+    "!/\u2014\u201d:\uff05\uff11\u3008&(\u3001\u2501\\\u3010#%\u300c\u300d\uff0c\u3011\uff1b+^]~\u201c\u300a\u201e';\u2019{|\u2236\xb4[=-`*"
+    '\uff0e\uff08\u2013\uff1f\uff01\uff1a$\uff5e\xab\u3009,><\u300b)?\uff09\u3002\u2026@_."}\u25ba\xbb'
+    + _CONTROL_CHARS
+) | TERMINAL_PUNCTUATION
+
+# spaCy-English-like rules, applied to each whitespace-separated chunk that is not plain alphanumeric.
+_PREFIX_RE = re.compile(r"""\.{2,}|\u2026|[`(\[{"'\u00ab\u201c\u2018\u201e<#*&\u00a7%=$\u20ac\u00a3\u00a5!?,;:\u2014\u2013]|\+(?!\d)""")
+_SUFFIX_RE = re.compile(
+    r"""(?:\.{2,}|\u2026|['\u2019](?:s|S|m|re|ve|ll|d)|n['\u2019]t|[)\]}"'\u00bb\u201d\u2019>,;:!?%*\u2014\u2013]"""
+    r"""|(?<=[0-9])\+|(?<=[0-9a-z\u00df-\u00ff%+)\]}"'\-])\.|(?<=[A-Z][A-Z])\.)$"""
+)
+_INFIX_RE = re.compile(
+    r"""(\.{2,}|\u2026|(?<=[^\W_])-+(?=[^\W\d_])|(?<=\d)[+\-*^](?=[\d-])|(?<=[^\W_])[:<>=/](?=[^\W\d_])"""
+    r"""|(?<=[^\W\d_]),(?=[^\W\d_])|(?<=[a-z])\.(?=[A-Z])|[\u2014\u2013])"""
+)
+_WHOLE_RE = re.compile(
+    r"(?:https?://|www\.)\S*[\w/]|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[A-Z]\.(?:[A-Z]\.)*|[a-z]\."
+    r"|(?:Inc|Ltd|Corp|Co|Jr|Sr|Mr|Mrs|Ms|Dr|St|Prof|vs|e\.g|i\.e)\.|and/or"
+)
+
+
+def _split_chunk(chunk: str, out: list[str]) -> None:
+    start, end = 0, len(chunk)
+    while start < end and (m := _PREFIX_RE.match(chunk, start, end)):
+        out.append(m.group())
+        start = m.end()
+    suffixes = []
+    while start < end and not _WHOLE_RE.fullmatch(chunk, start, end) and (m := _SUFFIX_RE.search(chunk, start, end)):
+        suffixes.append(m.group())
+        end = m.start()
+    if start < end:
+        core = chunk[start:end]
+        if core.isalnum() or _WHOLE_RE.fullmatch(core):
+            out.append(core)
+        else:
+            out.extend(part for part in _INFIX_RE.split(core) if part)
+    out.extend(reversed(suffixes))
+
+
+# A sentence ends at a run of terminal punctuation (not an ellipsis) followed, after a space, by more text.
+_SENTENCE_END_RE = re.compile(
+    r"(?:[!?\u3002\uff01\uff1f][.!?\u3002\uff01\uff1f]*|(?<!\.)\.(?!\.))(?=[^\w\s]*\s+[^\w\s]*\w)"
+)
+
+
+def split_words(text: str) -> list[str]:
+    out: list[str] = []
+    for chunk in text.split():
+        if chunk.isalnum():
+            out.append(chunk)
+        else:
+            _split_chunk(chunk, out)
+    return out
+
+
+def count_sentences(line: str) -> int:
+    """Sentences in one non-empty line (spaCy-sentencizer-like: a break needs text after it)."""
+    return 1 + len(_SENTENCE_END_RE.findall(line))
+
+
+def find_duplicates(items: list[str]) -> tuple[int, int]:
+    """(number of repeated items, characters in repeated items), counting repeats after the first."""
+    seen: set[str] = set()
+    dup_items = dup_chars = 0
+    for item in items:
+        if item in seen:
+            dup_items += 1
+            dup_chars += len(item)
+        else:
+            seen.add(item)
+    return dup_items, dup_chars
+
+
+_PUNCT_RUN_RE = re.compile("[" + re.escape("".join(sorted(PUNCTUATION))) + "]+")
+_LETTER_LINE_RE = re.compile(r"^[^\n]*?[^\W\d_]", re.MULTILINE)
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+class TextView:
+    """One document's text with its tokenisation computed once and shared by every filter."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    @cached_property
+    def words(self) -> list[str]:
+        return split_words(self.text)
+
+    @cached_property
+    def word_lengths(self) -> np.ndarray:
+        return np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words))
+
+    @cached_property
+    def word_hashes(self) -> np.ndarray:
+        # Python's str hash: fast and consistent within one process, which is all n-gram counting needs.
+        return np.fromiter(map(hash, self.words), dtype=np.int64, count=len(self.words)).view(np.uint64)
+
+    @cached_property
+    def non_symbol_mask(self) -> np.ndarray:
+        """Words with at least one character outside the punctuation set."""
+        stripped = _PUNCT_RUN_RE.sub("", "\n".join(self.words)).split("\n")
+        return np.fromiter(map(bool, stripped), dtype=bool, count=len(self.words))
+
+    @cached_property
+    def alpha_word_count(self) -> int:
+        """Words containing at least one letter."""
+        return len(_LETTER_LINE_RE.findall("\n".join(self.words)))
+
+    def ngram_hashes(self, n: int) -> np.ndarray:
+        """Order-sensitive hash of each window of n words (len(words) - n + 1 values)."""
+        h = self.word_hashes
+        m = len(h) - n + 1
+        if m <= 0:
+            return np.empty(0, dtype=np.uint64)
+        out = h[:m].copy()
+        with np.errstate(over="ignore"):
+            for k in range(1, n):
+                out = out * _HASH_MULTIPLIER + h[k : k + m]
+        return out
+
+    def ngram_char_lengths(self, n: int, separator: int = 0) -> np.ndarray:
+        """Characters of each window of n words joined by `separator` characters."""
+        csum = np.concatenate(([0], np.cumsum(self.word_lengths)))
+        m = len(self.words) - n + 1
+        return csum[n : n + m] - csum[:m] + separator * (n - 1)

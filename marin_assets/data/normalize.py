@@ -1,0 +1,36 @@
+"""Text normalisation applied to every document before language id, filters and dedup."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Line breaks of every kind become "\n"; other whitespace becomes spaces; runs of spaces after text
+# collapse to one (leading indentation stays); trailing spaces and runs of blank lines are cut.
+_LINE_BREAKS_RE = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_OTHER_SPACE_RE = re.compile(r"[^\S\n ]")
+_INNER_SPACES_RE = re.compile(r"(?<=\S) {2,}")
+_LINE_END_RE = re.compile(r" *\n(?: *\n)*")
+# Control characters other than tab/newline carry no text.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\ufeff]")
+_DEDUP_STRIP_RE = re.compile(r"\s+")
+
+
+def _line_end(match: re.Match) -> str:
+    return "\n\n" if match.group(0).count("\n") >= 2 else "\n"
+
+
+def normalize_text(text: str, form: str = "NFC") -> str:
+    """Unicode `form`, one kind of line break, single spaces between words, at most one blank line."""
+    text = unicodedata.normalize(form, text)
+    text = _CONTROL_RE.sub("", text)
+    text = _LINE_BREAKS_RE.sub("\n", text)
+    text = _OTHER_SPACE_RE.sub(" ", text)
+    text = _INNER_SPACES_RE.sub(" ", text)
+    text = _LINE_END_RE.sub(_line_end, text)
+    return text.strip()
+
+
+def dedup_key(text: str) -> str:
+    """The text exact dedup compares: case-folded, whitespace runs collapsed."""
+    return _DEDUP_STRIP_RE.sub(" ", text.casefold()).strip()
