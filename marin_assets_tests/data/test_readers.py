@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
+from marin_assets.data.extract import html_to_text
 from marin_assets.data.formats.warc import warc_resource_record
 from marin_assets.data.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
 from marin_assets.data.sources import SourceSpec, load_sources
@@ -295,3 +296,24 @@ def test_gcs_files_list_and_read_through_the_same_code(gcs_emulator):
     assert [r.id for r in read_file(f"{root}/web/a.jsonl.gz", jsonl)] == [d["id"] for d in DOCS]
     urls = [r.url for r in read_file(f"{root}/crawl/a.warc.gz", warc)]
     assert urls == ["https://example.org/p0", "https://example.org/p1"]
+
+
+def test_html_to_text_keeps_main_content_and_drops_navigation_and_footer():
+    html = (
+        "<html><head><script>var tracking = 1;</script></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/about'>About</a></nav>"
+        "<main><h1>Tides</h1><p>Tides are caused mainly by the Moon.</p><p>The Sun adds a smaller part.</p></main>"
+        "<footer>Copyright 2024. All rights reserved.</footer></body></html>"
+    )
+    text = html_to_text(html)
+    assert text == "Tides\n\nTides are caused mainly by the Moon.\n\nThe Sun adds a smaller part."
+    assert html_to_text(html) == text
+
+
+def test_html_to_text_on_a_real_python_docs_page():
+    source = load_sources().get("python_docs")
+    [path] = list_source_files(source)
+    page = next(r for r in read_file(path, source) if r.url.endswith("/tutorial/controlflow.html"))
+    text = html_to_text(page.content)
+    assert "if Statements" in text and "Navigation" not in text
+    assert len(text) < len(page.content) / 2
