@@ -1,0 +1,151 @@
+"""Approach 2: per compute budget a parabola of loss vs log N, its minimum, then power laws in C.
+
+For each budget, loss = c0 + c1 x + c2 x^2 with x = ln N (OLS, or a robust Huber RLM). The vertex
+gives N*(C); D*(C) = C / (k N*) under the suite's FLOPs model C = k N D (k = 6). Across budgets,
+ln N* = ln G_N + a ln C and ln D* = ln G_D + b ln C are fitted by OLS with t-based intervals.
+
+A budget only feeds the power laws when its minimum is trustworthy: at least 3 runs, an upward
+parabola, and a bracketed minimum (lowest loss not at either end of the grid, vertex inside the
+sampled N range). Other budgets are reported with their reason, never silently used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from marin_assets.scaling.parametric import FitError
+
+MIN_POINTS = 3
+MIN_BUDGETS = 2
+
+
+@dataclass(frozen=True)
+class BudgetFit:
+    budget: float
+    n_points: int
+    status: str  # ok | too_few_points | not_convex | not_bracketed
+    message: str
+    coefficients: tuple[float, float, float] | None = None  # c0, c1, c2 in ln N
+    N_opt: float | None = None
+    D_opt: float | None = None
+    loss_opt: float | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "ok"
+
+    def curve(self, log_n) -> np.ndarray:
+        c0, c1, c2 = self.coefficients
+        return c0 + c1 * np.asarray(log_n) + c2 * np.asarray(log_n) ** 2
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    """y = coefficient * C ** exponent, fitted in log-log space."""
+
+    exponent: float
+    coefficient: float
+    exponent_ci: tuple[float, float]
+    log_coefficient_ci: tuple[float, float]
+    n_budgets: int
+
+    def __call__(self, C) -> np.ndarray:
+        return self.coefficient * np.asarray(C, float) ** self.exponent
+
+
+@dataclass(frozen=True)
+class IsoflopFit:
+    budgets: list[BudgetFit]
+    N_law: PowerLaw
+    D_law: PowerLaw
+    robust: bool
+    flops_per_param_token: float
+    warnings: list[str] = field(default_factory=list)
+
+    def minima(self) -> pd.DataFrame:
+        return pd.DataFrame([{k: v for k, v in asdict(b).items() if k != "coefficients"} for b in self.budgets])
+
+    def as_dict(self) -> dict:
+        return {
+            "N_opt_exponent": self.N_law.exponent, "N_opt_exponent_ci": list(self.N_law.exponent_ci),
+            "N_opt_coefficient": self.N_law.coefficient,
+            "D_opt_exponent": self.D_law.exponent, "D_opt_exponent_ci": list(self.D_law.exponent_ci),
+            "D_opt_coefficient": self.D_law.coefficient,
+            "robust": self.robust, "flops_per_param_token": self.flops_per_param_token,
+            "budgets": [asdict(b) for b in self.budgets], "warnings": list(self.warnings),
+        }
+
+
+def fit_parabola(N, loss, *, robust: bool = False) -> tuple[float, float, float]:
+    x = np.log(np.asarray(N, float))
+    design = np.column_stack([np.ones_like(x), x, x * x])
+    y = np.asarray(loss, float)
+    if robust and len(x) > 3:  # with 3 points the parabola interpolates; nothing to down-weight
+        model = sm.RLM(y, design, M=sm.robust.norms.HuberT())
+    else:
+        model = sm.OLS(y, design)
+    return tuple(float(c) for c in model.fit().params)
+
+
+def fit_budget(budget: float, N, loss, *, robust: bool = False, flops_per_param_token: float = 6.0) -> BudgetFit:
+    N, loss = np.asarray(N, float), np.asarray(loss, float)
+    n = len(N)
+    if len(np.unique(N)) < MIN_POINTS:
+        return BudgetFit(budget, n, "too_few_points",
+                         f"budget {budget:.3g}: {len(np.unique(N))} distinct model sizes; a parabola needs >= {MIN_POINTS}")
+    coefs = fit_parabola(N, loss, robust=robust)
+    c0, c1, c2 = coefs
+    if c2 <= 0:
+        return BudgetFit(budget, n, "not_convex", f"budget {budget:.3g}: loss vs ln N curves downward (c2={c2:.3g}); "
+                         "no minimum", coefs)
+    x_opt = -c1 / (2 * c2)
+    n_opt = float(np.exp(x_opt))
+    fit = dict(coefficients=coefs, N_opt=n_opt, D_opt=budget / (flops_per_param_token * n_opt),
+               loss_opt=float(c0 + c1 * x_opt + c2 * x_opt**2))
+    order = np.argsort(N)
+    lowest = int(np.argmin(loss[order]))
+    if lowest in (0, n - 1) or not (N.min() <= n_opt <= N.max()):
+        side = "smallest" if lowest == 0 or n_opt < N.min() else "largest"
+        return BudgetFit(budget, n, "not_bracketed",
+                         f"budget {budget:.3g}: minimum not bracketed (best run is the {side} model; vertex "
+                         f"N={n_opt:.3g} vs grid {N.min():.3g}..{N.max():.3g}); extend the grid", **fit)
+    return BudgetFit(budget, n, "ok", "bracketed", **fit)
+
+
+def fit_power_law(C, y, level: float = 0.95) -> PowerLaw:
+    log_c, log_y = np.log(np.asarray(C, float)), np.log(np.asarray(y, float))
+    res = sm.OLS(log_y, sm.add_constant(log_c)).fit()
+    if len(log_c) > 2:
+        ci = res.conf_int(alpha=1 - level)
+        log_coef_ci, exp_ci = tuple(map(float, ci[0])), tuple(map(float, ci[1]))
+    else:  # two budgets: an exact line, no residual degrees of freedom
+        log_coef_ci = exp_ci = (float("nan"), float("nan"))
+    return PowerLaw(float(res.params[1]), float(np.exp(res.params[0])), exp_ci, log_coef_ci, len(log_c))
+
+
+def fit_isoflop(points: pd.DataFrame, *, robust: bool = False, level: float = 0.95,
+                flops_per_param_token: float = 6.0) -> IsoflopFit:
+    """points: one row per run with columns budget, N, loss (already cleaned of failed runs)."""
+    missing = {"budget", "N", "loss"} - set(points.columns)
+    if missing:
+        raise FitError(f"isoFLOP points lack columns {sorted(missing)}")
+    budgets = [fit_budget(float(b), g["N"], g["loss"], robust=robust, flops_per_param_token=flops_per_param_token)
+               for b, g in points.groupby("budget", sort=True)]
+    usable = [b for b in budgets if b.usable]
+    warnings = [f"{b.message}; excluded from the power laws" for b in budgets if not b.usable]
+    if len(usable) < MIN_BUDGETS:
+        raise FitError(f"isoFLOP fit needs >= {MIN_BUDGETS} budgets with a bracketed minimum, got "
+                       f"{len(usable)}: " + " | ".join(b.message for b in budgets if not b.usable))
+    if len(usable) == 2:
+        warnings.append("only 2 usable budgets: power-law exponents have no confidence interval")
+    C = [b.budget for b in usable]
+    return IsoflopFit(
+        budgets=budgets,
+        N_law=fit_power_law(C, [b.N_opt for b in usable], level),
+        D_law=fit_power_law(C, [b.D_opt for b in usable], level),
+        robust=robust, flops_per_param_token=flops_per_param_token, warnings=warnings,
+    )

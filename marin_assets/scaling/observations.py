@@ -1,0 +1,72 @@
+"""Turn the suite's run results into the table the fits read, excluding bad runs with a reason.
+
+Every input run ends up either in `table` or in `excluded` (counts conserve), so a failed, NaN,
+diverged or duplicated run can never slip silently into, or out of, a fit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+COLUMNS = ["run", "budget", "size", "N", "D", "C", "loss"]
+SUCCEEDED = "succeeded"
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    run: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Observations:
+    table: pd.DataFrame  # COLUMNS, one row per usable run
+    excluded: list[Exclusion] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_input(self) -> int:
+        return len(self.table) + len(self.excluded)
+
+    def exclusion_summary(self) -> str:
+        return "; ".join(f"{e.run}: {e.reason}" for e in self.excluded) or "none"
+
+
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+def collect_observations(results: list[dict], *, max_loss: float | None = None) -> Observations:
+    """results: dicts with run, budget, size, N, D, C, final_eval_loss, status (the runs' result.json).
+
+    max_loss: losses above it count as diverged (e.g. ln(vocab) + 1: worse than a uniform guess).
+    """
+    rows, excluded, warnings, seen = [], [], [], {}
+    for result in results:
+        run = str(result.get("run", "<unnamed>"))
+        loss = result.get("final_eval_loss")
+        status = result.get("status", "<missing>")
+        if run in seen:
+            excluded.append(Exclusion(run, f"duplicate result for run {run} (kept the first)"))
+            continue
+        seen[run] = True
+        if status != SUCCEEDED:
+            excluded.append(Exclusion(run, f"status={status}"))
+        elif loss is None or not isinstance(loss, (int, float)) or math.isnan(loss):
+            excluded.append(Exclusion(run, f"final_eval_loss is {loss!r}"))
+        elif math.isinf(loss) or (max_loss is not None and loss > max_loss):
+            excluded.append(Exclusion(run, f"diverged: final_eval_loss={loss:.4g} > {max_loss}"))
+        elif not all(_positive(result.get(k)) for k in ("N", "D", "C", "budget")):
+            bad = [k for k in ("N", "D", "C", "budget") if not _positive(result.get(k))]
+            excluded.append(Exclusion(run, f"missing or non-positive {', '.join(bad)}"))
+        else:
+            rows.append({**{k: result.get(k) for k in COLUMNS if k != "loss"}, "loss": float(loss)})
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    repeated = table[table.duplicated(["N", "D"], keep=False)]
+    if len(repeated):
+        runs = ", ".join(sorted(repeated["run"]))
+        warnings.append(f"runs with identical (N, D) are fitted as replicates: {runs}")
+    return Observations(table.sort_values(["budget", "N"]).reset_index(drop=True), excluded, warnings)

@@ -1,0 +1,155 @@
+"""Scaling recipe (recipes/scaling/*.yaml) -> the suite's runs, one per (budget, size[, seed]).
+
+FLOPs model (one, recorded with every run): C = 6 N D with N the NON-embedding parameter count
+(Kaplan et al. 2020). Why not total parameters: at CPU scale the embedding and unembedding tables
+are most of the model (vocab 1024 x emb 64 x 2 = 131k vs 99k in two layers) and do not buy loss the
+way layers do, so total-N isoFLOP curves mostly measure the vocabulary; non-embedding N gives
+clean power laws at small scale and converges to total N at TPU scale. MaxText's own per-token
+FLOPs (which include the unembedding matmul and attention) are recorded beside each result.
+
+Partition keys are `C<budget>__<size>` (plus `__s<seed>` for seeds other than 0), e.g. C3e10__d64l2.
+A flat static key rather than a 2-D MultiPartitions: isoFLOP grids differ per budget, so most
+(budget, size) cells of a product would be invalid; a key depends only on its own budget and size,
+so adding a budget or a seed adds partitions and never renames finished runs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from pydantic import Field, model_validator
+
+from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
+from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimizer
+from marin_assets.train.preflight import count_params
+from marin_assets.train.runs import EvalSettings, TrainingRunSpec
+
+FLOPS_MODEL = "6ND, N = non-embedding parameters"
+FLOPS_PER_PARAM_TOKEN = 6.0
+DEFAULT_RECIPE = "scaling/cpu_suite.yaml"
+
+
+def budget_label(flops: float) -> str:
+    """3e+10 -> '3e10'; 2.5e11 -> '2.5e11' (part of partition keys, so stable and filesystem-safe)."""
+    mantissa, exponent = f"{flops:.6e}".split("e")
+    return f"{float(mantissa):g}e{int(exponent)}"
+
+
+class BudgetGrid(Recipe):
+    flops: float = Field(gt=0)
+    sizes: list[str] = Field(min_length=1)
+
+
+class HeldoutRun(Recipe):
+    flops: float = Field(gt=0)
+    size: str
+
+
+class FitSettings(Recipe):
+    method: str = "mle"                       # Approach 3 objective: mle (Besiroglu) or huber (Hoffmann)
+    delta: float = Field(default=1e-3, gt=0)
+    bootstrap: int = Field(default=200, ge=0)  # resamples of the runs for the intervals
+    seed: int = 0
+    level: float = Field(default=0.95, gt=0, lt=1)
+    robust_isoflop: bool = True               # statsmodels RLM (Huber) for the per-budget parabolas
+    max_loss: float | None = None             # losses above this count as diverged (None: ln(vocab) + 1)
+
+
+class ScalingRecipe(Recipe):
+    name: str
+    description: str = ""
+    mixture: str
+    seq_len: int = Field(gt=0)
+    global_batch_size: int = Field(gt=0)
+    optimizer: Optimizer
+    vocab_size: int | None = None             # None: the mixture tokenizer's, rounded up to 128
+    seeds: list[int] = Field(default=[0], min_length=1)
+    eval_steps: int = -1                      # batches per final eval; -1 = the whole validation split
+    sizes: dict[str, Architecture]
+    budgets: list[BudgetGrid] = Field(min_length=1)
+    heldout: HeldoutRun | None = None
+    target_multipliers: list[float] = [10, 100, 1000]  # x the largest fitted budget
+    fit: FitSettings = FitSettings()
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        labels = [budget_label(b.flops) for b in self.budgets]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"budgets must be distinct; got {labels}")
+        named = [s for b in self.budgets for s in b.sizes] + ([self.heldout.size] if self.heldout else [])
+        unknown = sorted(set(named) - set(self.sizes))
+        if unknown:
+            raise ValueError(f"budgets/heldout name sizes not defined under 'sizes': {unknown}")
+        for b in self.budgets:
+            if len(set(b.sizes)) != len(b.sizes):
+                raise ValueError(f"budget {b.flops:g} lists a size twice: {b.sizes}")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds repeat: {self.seeds}")
+        return self
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    key: str            # partition key
+    budget: float       # nominal isoFLOP budget the run belongs to
+    size: str
+    seed: int
+    architecture: Architecture
+    N: int              # non-embedding parameters
+    steps: int
+    D: int              # tokens actually trained: steps x batch x seq_len
+    C: float            # 6 N D of the run as trained (steps are whole, so C differs slightly from budget)
+
+    def describe(self) -> dict:
+        return {"run": self.key, "budget": self.budget, "size": self.size, "seed": self.seed, "N": self.N,
+                "D": self.D, "C": self.C, "steps": self.steps, "flops_model": FLOPS_MODEL}
+
+
+def non_embedding_params(arch: Architecture) -> int:
+    return count_params(arch, vocab_size=0)  # the training stage's count, without the two vocab tables
+
+
+def plan_run(recipe: ScalingRecipe, budget: float, size: str, seed: int = 0, prefix: str = "") -> SuiteRun:
+    arch = recipe.sizes[size]
+    n = non_embedding_params(arch)
+    tokens_per_step = recipe.global_batch_size * recipe.seq_len
+    steps = max(1, round(budget / (FLOPS_PER_PARAM_TOKEN * n * tokens_per_step)))
+    d = steps * tokens_per_step
+    key = f"{prefix}C{budget_label(budget)}__{size}" + (f"__s{seed}" if seed != 0 else "")
+    return SuiteRun(key, float(budget), size, seed, arch, n, steps, d, FLOPS_PER_PARAM_TOKEN * n * d)
+
+
+def suite_runs(recipe: ScalingRecipe) -> list[SuiteRun]:
+    return [plan_run(recipe, b.flops, size, seed) for b in recipe.budgets for size in b.sizes for seed in recipe.seeds]
+
+
+def heldout_run(recipe: ScalingRecipe) -> SuiteRun | None:
+    h = recipe.heldout
+    return plan_run(recipe, h.flops, h.size, recipe.seeds[0], prefix="heldout__") if h else None
+
+
+def target_budgets(recipe: ScalingRecipe) -> list[float]:
+    largest = max(b.flops for b in recipe.budgets)
+    return [largest * m for m in recipe.target_multipliers]
+
+
+def training_spec(recipe: ScalingRecipe, run: SuiteRun) -> TrainingRunSpec:
+    """The training stage's spec for one suite run; its folder is training/<suite>-<key>/."""
+    model = ModelRecipe(
+        name=f"{recipe.name}-{run.size}",
+        architecture=run.architecture.model_copy(update={"vocab_size": recipe.vocab_size}),
+        seq_len=recipe.seq_len, global_batch_size=recipe.global_batch_size, optimizer=recipe.optimizer,
+        budget=Budget(steps=run.steps), seed=run.seed,
+    )
+    return TrainingRunSpec(run_name=f"{recipe.name}-{run.key}", model=model, mixture=recipe.mixture,
+                           eval=EvalSettings(steps=recipe.eval_steps))
+
+
+def load_scaling_recipe(path: str = DEFAULT_RECIPE) -> ScalingRecipe:
+    return load_recipe(path, ScalingRecipe)
+
+
+def default_recipe_path() -> str:
+    """$MARIN_SCALING_RECIPE (relative to the recipes folder or absolute), else the CPU suite."""
+    return os.environ.get("MARIN_SCALING_RECIPE", str(recipes_dir() / DEFAULT_RECIPE))

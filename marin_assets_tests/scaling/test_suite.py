@@ -1,0 +1,86 @@
+import pytest
+
+from marin_assets.core.recipes import RecipeError, load_recipe
+from marin_assets.scaling.suite import (
+    FLOPS_PER_PARAM_TOKEN,
+    ScalingRecipe,
+    budget_label,
+    heldout_run,
+    load_scaling_recipe,
+    non_embedding_params,
+    suite_runs,
+    target_budgets,
+    training_spec,
+)
+from marin_assets.train.preflight import count_params
+
+
+@pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml"])
+def test_shipped_recipes_plan_isoflop_grids(path):
+    recipe = load_scaling_recipe(path)
+    runs = suite_runs(recipe)
+    keys = [r.key for r in runs]
+    assert len(keys) == len(set(keys)) == sum(len(b.sizes) for b in recipe.budgets) * len(recipe.seeds)
+    for run in runs:
+        assert run.D == run.steps * recipe.global_batch_size * recipe.seq_len
+        assert run.C == FLOPS_PER_PARAM_TOKEN * run.N * run.D
+        assert run.C == pytest.approx(run.budget, rel=0.05)  # whole steps only move C a little
+        assert run.key == f"C{budget_label(run.budget)}__{run.size}"
+    held = heldout_run(recipe)
+    assert held.budget > max(b.flops for b in recipe.budgets)
+    assert target_budgets(recipe) == [max(b.flops for b in recipe.budgets) * m for m in (10, 100, 1000)]
+
+
+def test_cpu_suite_fits_the_sample_mixture():
+    recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
+    assert recipe.mixture == "sample"
+    assert max(r.D for r in suite_runs(recipe) + [heldout_run(recipe)]) < 550_000  # ~600k train tokens
+
+
+def test_n_is_the_training_stages_count_without_vocab_tables():
+    recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
+    arch = recipe.sizes["d64l2"]
+    assert non_embedding_params(arch) == count_params(arch, 1024) - 2 * 1024 * 64
+    assert non_embedding_params(arch) == 131392
+
+
+def test_adding_a_budget_or_seed_keeps_existing_keys():
+    recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
+    raw = recipe.model_dump()
+    raw["budgets"].append({"flops": 2e11, "sizes": ["d64l2", "d96l2", "d64l1"]})
+    raw["seeds"] = [0, 1]
+    grown = ScalingRecipe.model_validate(raw)
+    before = {r.key for r in suite_runs(recipe)}
+    after = {r.key for r in suite_runs(grown)}
+    assert before < after
+    assert "C2e11__d96l2" in after and "C1e10__d16l1__s1" in after
+
+
+def test_training_spec_carries_the_run(tmp_path):
+    recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
+    run = suite_runs(recipe)[0]
+    spec = training_spec(recipe, run)
+    assert spec.run_name == f"cpu_suite-{run.key}"
+    assert spec.steps == run.steps and spec.mixture == "sample"
+    assert spec.model.architecture.emb_dim == run.architecture.emb_dim
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (lambda r: r["budgets"].append({"flops": 1e10, "sizes": ["d16l1"]}), "budgets must be distinct"),
+        (lambda r: r["budgets"][0]["sizes"].append("d999"), "not defined under 'sizes'"),
+        (lambda r: r.update(heldout={"flops": 1e12, "size": "nope"}), "not defined under 'sizes'"),
+        (lambda r: r.update(colour="blue"), "colour"),
+    ],
+)
+def test_bad_recipes_name_the_problem(tmp_path, edit, match):
+    import yaml
+
+    raw = load_scaling_recipe("scaling/cpu_suite.yaml").model_dump(mode="json")
+    edit(raw)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(RecipeError, match=match) as err:
+        load_recipe(path, ScalingRecipe)
+    assert "bad.yaml" in str(err.value)
