@@ -52,21 +52,26 @@ def materialize(assets, root: str, partition_key: str | None = None, raise_on_er
                           partition_key=partition_key, raise_on_error=raise_on_error)
 
 
-def build_stage(root: str, mixture: str | None = "sample") -> Storage:
-    """tokenizer -> every tokenized_source -> mixture (+ its check) under root."""
-    from marin_assets.tokenize.assets import mixture as mixture_asset, tokenized_source, tokenizer
+def materialize_mixture(root: str, name: str = "sample", raise_on_error: bool = True):
+    from marin_assets.tokenize.assets import mixture
     from marin_assets.tokenize.checks import tokenizer_compatible
 
-    materialize([tokenizer], root)
+    return materialize([mixture, tokenizer_compatible], root, partition_key=name, raise_on_error=raise_on_error)
+
+
+def build_stage(root: str) -> dict[str, dg.ExecuteInProcessResult]:
+    """tokenizer -> every tokenized_source -> the sample mixture (+ its check) under root."""
+    from marin_assets.tokenize.assets import tokenized_source, tokenizer
+
+    results = {"tokenizer": materialize([tokenizer], root)}
     for source in SOURCES:
-        materialize([tokenized_source], root, partition_key=source)
-    if mixture:
-        materialize([mixture_asset, tokenizer_compatible], root, partition_key=mixture)
-    return Storage(root)
+        results[source] = materialize([tokenized_source], root, partition_key=source)
+    results["mixture"] = materialize_mixture(root)
+    return results
 
 
-@pytest.fixture(scope="module")
-def built_stage(tmp_path_factory) -> Storage:
+@pytest.fixture(scope="session")
+def built_stage(tmp_path_factory) -> tuple[Storage, dict]:
     root = str(tmp_path_factory.mktemp("tokenize-stage"))
     make_corpus(Storage(root))
-    return build_stage(root)
+    return Storage(root), build_stage(root)

@@ -1,0 +1,89 @@
+import os
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from marin_assets.core.hashing import sha256_bytes
+from marin_assets.core.schemas import TOKENIZED_SCHEMA, TOKENIZER_HASH_KEY
+from marin_assets.core.storage import Storage
+from marin_assets.tokenize.encoding import EncodeSettings, encode_documents
+from marin_assets.tokenize.recipes import TokenizerSpec
+from marin_assets.tokenize.shards import (
+    ShardError, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
+)
+from marin_assets.tokenize.tokenize_job import cleaned_document_files, tokenize_source
+from marin_assets.tokenize.tokenizer_files import TOKENIZER_FILE, build_tokenizer
+from marin_assets_tests.tokenize.conftest import synthetic_texts, write_cleaned_source
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory):
+    folder = str(tmp_path_factory.mktemp("tok"))
+    summary = build_tokenizer(TokenizerSpec(name="t", vocab_size=500), synthetic_texts("dirty_web", 200), folder)
+    return folder, summary
+
+
+def _settings(tokenizer_dir, bos=True, eos=True, batch=7):
+    folder, summary = tokenizer_dir
+    return EncodeSettings(folder, summary.hash, bos, eos, batch)
+
+
+@pytest.mark.parametrize("bos,eos", [(True, True), (True, False), (False, True), (False, False)])
+def test_encoding_matches_the_tokenizer_with_bos_eos(tokenizer_dir, bos, eos):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(os.path.join(tokenizer_dir[0], TOKENIZER_FILE))
+    texts = synthetic_texts("python_docs", 20) + ["", None, "ünïcödé ✓"]
+    offsets, values = encode_documents(texts, _settings(tokenizer_dir, bos, eos))
+    assert offsets.dtype == np.int32 and values.dtype == np.int32 and len(offsets) == len(texts) + 1
+    for i, text in enumerate(texts):
+        expected = ([1] if bos else []) + tok.encode(text or "", add_special_tokens=False).ids + ([2] if eos else [])
+        assert values[offsets[i]:offsets[i + 1]].tolist() == expected
+
+
+def test_shards_record_their_tokenizer_and_are_reproducible(tmp_path, tokenizer_dir):
+    offsets, values = encode_documents(["a b", "c"], _settings(tokenizer_dir))
+    table = shard_table(["x", "y"], ["s", "s"], token_lists(offsets, values), "abc123")
+    write_shard(table, str(tmp_path / "1.parquet"))
+    write_shard(table, str(tmp_path / "2.parquet"))
+    assert sha256_bytes((tmp_path / "1.parquet").read_bytes()) == sha256_bytes((tmp_path / "2.parquet").read_bytes())
+    assert read_tokenizer_hash(str(tmp_path / "1.parquet")) == "abc123"
+    assert pq.read_schema(tmp_path / "1.parquet").field("tokens").type == TOKENIZED_SCHEMA.field("tokens").type
+    assert read_shards([str(tmp_path / "1.parquet")]).column("tokens").to_pylist()[1] == values[offsets[1]:].tolist()
+    with pytest.raises(ShardError, match="tokenizer hash"):
+        write_shard(table.replace_schema_metadata(None), str(tmp_path / "3.parquet"))
+
+
+def test_parallel_and_serial_tokenization_write_identical_shards(tmp_path, tokenizer_dir):
+    storage = Storage(str(tmp_path / "root"))
+    texts = synthetic_texts("debian_licenses", 230) + [None, ""]
+    write_cleaned_source(storage, "debian_licenses", texts, files=3)
+    files = cleaned_document_files(storage, "debian_licenses")
+    settings = _settings(tokenizer_dir)
+    outputs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        out.mkdir()
+        stats = tokenize_source(files, "debian_licenses", str(out), settings, documents_per_shard=50, workers=workers)
+        outputs[workers] = {p: (out / p).read_bytes() for p in sorted(os.listdir(out))}
+        assert stats["documents"] == len(texts)  # counts conserve, empty documents included
+        assert stats["empty_documents"] == 2
+        assert stats["shards"] == [f"shard-{i:05d}.parquet" for i in range(5)]
+        assert sum(stats["tokens_per_document_histogram"].values()) == len(texts)
+    assert outputs[1] == outputs[2]
+    table = read_shards([str(tmp_path / "w2" / s) for s in stats["shards"]])
+    assert table.column("id").to_pylist() == [f"debian_licenses-{i:05d}" for i in range(len(texts))]
+    assert stats["tokens"] == sum(len(t) for t in table.column("tokens").to_pylist())
+    assert pq.read_schema(tmp_path / "w2" / "shard-00004.parquet").metadata[TOKENIZER_HASH_KEY].decode() == settings.tokenizer_hash
+
+
+def test_uncommitted_input_is_refused(tmp_path):
+    with pytest.raises(Exception, match="never committed"):
+        cleaned_document_files(Storage(str(tmp_path)), "python_docs")
+
+
+def test_length_histogram_counts_every_document():
+    hist = length_histogram(np.array([0, 3, 16, 17, 32, 33, 1000]))
+    assert hist["<=16"] == 3 and hist["17-32"] == 2 and hist["33-64"] == 1 and hist["513-1024"] == 1
+    assert sum(hist.values()) == 7

@@ -1,0 +1,125 @@
+import numpy as np
+import pytest
+
+from marin_assets.core.recipes import RecipeError, load_recipe
+from marin_assets.tokenize.mixture_plan import MixtureError, SourceDocuments, in_validation, plan_mixture
+from marin_assets.tokenize.recipes import MixtureRecipe
+
+KNOWN = ["a", "b", "c"]
+
+
+def docs(name, n, seed=0, low=20, high=300):
+    rng = np.random.default_rng(seed + len(name))
+    return SourceDocuments(name, [f"{name}-{i}" for i in range(n)], rng.integers(low, high, n))
+
+
+CORPUS = [docs("a", 500), docs("b", 300), docs("c", 60)]
+
+
+def recipe(**kw):
+    base = {"weights": {"a": 0.5, "b": 0.3, "c": 0.2}, "train_tokens": 60_000, "validation_fraction": 0.1}
+    return MixtureRecipe(**{**base, **kw})
+
+
+def validation_ids(plan, corpus):
+    names = sorted(d.name for d in corpus)
+    by = {d.name: d for d in corpus}
+    return {(names[s], by[names[s]].ids[i]) for s, i in plan.validation_rows}
+
+
+def train_ids(plan, corpus):
+    names = sorted(d.name for d in corpus)
+    by = {d.name: d for d in corpus}
+    return {(names[s], by[names[s]].ids[i]) for s, i in plan.train_rows}
+
+
+def test_same_recipe_and_inputs_give_the_same_plan():
+    first, second = plan_mixture(recipe(), CORPUS, KNOWN), plan_mixture(recipe(), CORPUS, KNOWN)
+    assert np.array_equal(first.train_rows, second.train_rows)
+    assert np.array_equal(first.validation_rows, second.validation_rows)
+    other_seed = plan_mixture(recipe(seed=1), CORPUS, KNOWN)
+    assert not np.array_equal(first.train_rows, other_seed.train_rows)
+
+
+def test_weights_tokens_and_epochs_are_reported():
+    plan = plan_mixture(recipe(), CORPUS, KNOWN)
+    assert abs(plan.train_tokens - 60_000) < 3 * 300  # whole documents: within a few documents of the target
+    for name, weight in {"a": 0.5, "b": 0.3, "c": 0.2}.items():
+        source = plan.sources[name]
+        assert source.target_weight == weight and abs(source.realised_weight - weight) < 0.01
+        assert source.epochs == pytest.approx(source.train_tokens / source.available_train_tokens, abs=1e-3)
+    assert plan.sources["c"].epochs > 1  # 60 documents of ~160 tokens cannot give 12k tokens once
+    assert any("'c' is upsampled" in w for w in plan.warnings)
+    assert sum(p.validation_tokens for p in plan.sources.values()) == plan.validation_tokens > 0
+
+
+def test_validation_split_is_stable_when_sources_are_added_or_reweighted():
+    base = plan_mixture(recipe(weights={"a": 0.6, "b": 0.4}), CORPUS[:2], KNOWN)
+    reweighted = plan_mixture(recipe(weights={"a": 0.2, "b": 0.8}, train_tokens=90_000, seed=7), CORPUS[:2], KNOWN)
+    added = plan_mixture(recipe(), CORPUS, KNOWN)
+    held_out = validation_ids(base, CORPUS[:2])
+    assert held_out == validation_ids(reweighted, CORPUS[:2])
+    assert held_out == {v for v in validation_ids(added, CORPUS) if v[0] != "c"}
+    for plan, corpus in ((base, CORPUS[:2]), (reweighted, CORPUS[:2]), (added, CORPUS)):
+        assert not validation_ids(plan, corpus) & train_ids(plan, corpus)
+
+
+def test_in_validation_depends_only_on_source_and_id():
+    ids = [f"d{i}" for i in range(4000)]
+    mask = in_validation("s", ids, 0.1)
+    assert 300 < mask.sum() < 500
+    assert np.array_equal(in_validation("s", ids[::-1], 0.1)[::-1], mask)
+    assert not in_validation("s", ids, 0.0).any()
+
+
+def test_epochs_mode_uses_the_largest_mixture_within_the_repeat_limit():
+    plan = plan_mixture(recipe(train_tokens=None, epochs=1.0), CORPUS, KNOWN)
+    assert max(p.epochs for p in plan.sources.values()) <= 1.0 + 1e-3
+    assert plan.sources["c"].epochs == pytest.approx(1.0, abs=0.02)  # c is the binding source
+
+
+def test_subsampling_takes_part_of_a_large_source():
+    plan = plan_mixture(recipe(train_tokens=2_000, validation_fraction=0.0), CORPUS, KNOWN)
+    assert all(p.epochs < 1 for p in plan.sources.values())
+    assert plan.validation_rows.size == 0 and plan.validation_tokens == 0
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"weights": {"a": 0.5, "b": 0.3}}, "sum to 0.8"),
+    ({"weights": {"a": 1.2, "b": -0.2}}, "must be > 0"),
+    ({"epochs": 2.0}, "exactly one of train_tokens or epochs"),
+    ({"weights": {}}, "at least one source"),
+])
+def test_bad_recipes_are_refused_by_validation(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        recipe(**kwargs)
+
+
+def test_bad_recipe_file_names_file_and_field(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("weights: {a: 0.5, b: 0.4}\ntrain_tokens: 10\n")
+    with pytest.raises(RecipeError, match=r"m.yaml.*sum to 0.9"):
+        load_recipe(path, MixtureRecipe)
+
+
+def test_bad_inputs_give_clear_errors():
+    with pytest.raises(MixtureError, match=r"unknown sources \['zz'\]; known sources"):
+        plan_mixture(recipe(weights={"a": 0.5, "zz": 0.5}), CORPUS, KNOWN)
+    empty = [docs("a", 500), SourceDocuments("b", [], np.zeros(0, np.int64)), docs("c", 60)]
+    with pytest.raises(MixtureError, match="source 'b' is empty"):
+        plan_mixture(recipe(), empty, KNOWN)
+    with pytest.raises(MixtureError, match=r"source 'c' has \d+ training tokens but its weight 0.2 demands"):
+        plan_mixture(recipe(on_insufficient_tokens="fail"), CORPUS, KNOWN)
+    with pytest.raises(MixtureError, match=r"'c' would repeat .* max_epochs 3"):
+        plan_mixture(recipe(train_tokens=200_000, max_epochs=3), CORPUS, KNOWN)
+    with pytest.raises(MixtureError, match=r"the train split has \d+ tokens, fewer than one sequence of 100000"):
+        plan_mixture(recipe(seq_len=100_000), CORPUS, KNOWN)
+    with pytest.raises(MixtureError, match=r"the validation split has \d+ tokens, fewer than one sequence of 4096"):
+        plan_mixture(recipe(validation_fraction=0.01, seq_len=4096), CORPUS, KNOWN)
+
+
+def test_seq_len_longer_than_every_document_is_a_visible_decision():
+    plan = plan_mixture(recipe(seq_len=1024), CORPUS, KNOWN)
+    assert plan.max_document_tokens < 1024
+    assert any("seq_len 1024 exceeds every document" in w for w in plan.warnings)
+    assert not any("exceeds every document" in w for w in plan_mixture(recipe(seq_len=128), CORPUS, KNOWN).warnings)
