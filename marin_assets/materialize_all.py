@@ -67,9 +67,18 @@ def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun)
     )
 
 
+def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
+    """Observe the observable source assets, so changed raw files show up as new data versions."""
+    graph = defs.resolve_asset_graph()
+    observable = [a for a in defs.assets if any(graph.get(k).is_observable for k in a.keys)]
+    if observable:
+        dg.observe(observable, instance=instance, resources=defs.resources)
+
+
 def materialize_all(defs: dg.Definitions, instance: dg.DagsterInstance, exclude: set[str] = frozenset()) -> bool:
     """Plan, then run level by level (re-planning, since new data versions make more partitions stale)."""
     started = time.monotonic()
+    observe_sources(defs, instance)
     done: set[PlannedRun] = set()
     while True:
         runs = plan(defs, instance, exclude)

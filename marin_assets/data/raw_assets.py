@@ -24,8 +24,22 @@ from marin_assets.resources.storage import StorageResource
 CODE_VERSION = code_version("raw_corpus", compliance_rules, readers)
 
 
+@dg.observable_source_asset(
+    partitions_def=SOURCE_PARTITIONS,
+    group_name="data",
+    description="The files of each registered source, as they are now; observing them records their content hash.",
+)
+def source_files(context) -> dg.DataVersionsByPartition:
+    # Observed by `marin materialize-all` (and from the UI): a changed file gives its partition a new
+    # data version, which is what makes exactly that source's raw_corpus stale in Dagster.
+    return dg.DataVersionsByPartition(
+        {spec.name: source_inventory(spec)["content_hash"] for spec in load_sources().sources}
+    )
+
+
 @dg.asset(
     partitions_def=SOURCE_PARTITIONS,
+    deps=[source_files],
     group_name="data",
     code_version=CODE_VERSION,
     kinds={"python"},
@@ -98,6 +112,6 @@ def source_files_sensor(context: dg.SensorEvaluationContext):
     return [dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name) for name in changed]
 
 
-RAW_ASSETS = [raw_corpus]
+RAW_ASSETS = [source_files, raw_corpus]
 RAW_CHECKS = [compliance]
 RAW_SENSORS = [source_files_sensor]
