@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
+from dagster._core.definitions.observe import observe
 from dagster._core.loader import LoadingContextForTest
 
 
@@ -72,7 +73,7 @@ def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
     graph = defs.resolve_asset_graph()
     observable = [a for a in defs.assets if any(graph.get(k).is_observable for k in a.keys)]
     if observable:
-        dg.observe(observable, instance=instance, resources=defs.resources)
+        observe(observable, instance=instance, resources=defs.resources)
 
 
 def materialize_all(defs: dg.Definitions, instance: dg.DagsterInstance, exclude: set[str] = frozenset()) -> bool:

@@ -5,7 +5,7 @@ from pydantic import Field
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import hash_json
-from marin_assets.governance.audit import build_audit, render_audit_markdown, write_audit
+from marin_assets.governance.audit import build_audit, locate_run_output, render_audit_markdown, write_audit
 from marin_assets.governance.failure_catalog import (
     CATALOG_DIR,
     catalog_version,
@@ -48,7 +48,7 @@ def audit_report(context: dg.AssetExecutionContext, config: AuditConfig, storage
     store = storage.storage
     reports = []
     for run, uri in checkpoint_uris(context.instance, config.runs).items():
-        report = build_audit(store, run, uri or store.uri(layout.TRAINING, run))
+        report = build_audit(store, run, uri or locate_run_output(store, run))
         md_uri, _ = write_audit(store, report)
         context.log.info(f"audit of {run}: {len(report['problems'])} problem(s), written to {md_uri}")
         reports.append(report)

@@ -180,6 +180,18 @@ def render_audit_markdown(report: dict) -> str:
 AUDIT_DIR = "audit"
 
 
+def locate_run_output(storage: Storage, run: str, asset: str = "training_run") -> str:
+    """Where a run's output lives without a Dagster instance to ask: training/<run> itself, or the
+    sub-folder of it whose manifest belongs to `asset` (e.g. training/<run>/final)."""
+    base = storage.uri(layout.TRAINING, run)
+    candidates = [f"{base}/{MANIFEST_NAME}", *sorted(storage.fs.glob(f"{base}/*/{MANIFEST_NAME}"))]
+    for path in candidates:
+        manifest = _read_json_at(storage, path)
+        if manifest is not None and manifest.get("asset") == asset:
+            return path.rsplit("/", 1)[0]
+    return base
+
+
 def write_audit(storage: Storage, report: dict) -> tuple[str, str]:
     """Write `governance/audit/<run>.md` and `.json` (each atomically); return both URIs."""
     markdown = render_audit_markdown(report)

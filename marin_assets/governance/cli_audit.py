@@ -6,8 +6,7 @@ import argparse
 import json
 import os
 
-from marin_assets.core import layout
-from marin_assets.governance.audit import build_audit, render_audit_markdown, write_audit
+from marin_assets.governance.audit import build_audit, locate_run_output, render_audit_markdown, write_audit
 from marin_assets.governance.cli_common import add_storage_argument, resolve_storage
 
 
@@ -15,7 +14,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("audit", help="audit a training run down to its raw sources")
     parser.add_argument("run", help="training_run partition (run name)")
     parser.add_argument("--checkpoint-uri", help="output folder of the run (default: from the Dagster instance, "
-                        "else <storage root>/training/<run>)")
+                        "else found under <storage root>/training/<run>)")
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
     parser.add_argument("--no-write", action="store_true", help="do not write governance/audit/<run>.md/.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 when the audit finds problems")
@@ -37,7 +36,7 @@ def _checkpoint_from_instance(run: str) -> str | None:
 
 def run_audit(args: argparse.Namespace) -> int:
     storage = resolve_storage(args.storage_root)
-    uri = args.checkpoint_uri or _checkpoint_from_instance(args.run) or storage.uri(layout.TRAINING, args.run)
+    uri = args.checkpoint_uri or _checkpoint_from_instance(args.run) or locate_run_output(storage, args.run)
     report = build_audit(storage, args.run, uri)
     print(json.dumps(report, indent=2, default=str) if args.json else render_audit_markdown(report))
     if not report["nodes"]:

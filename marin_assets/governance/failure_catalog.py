@@ -57,11 +57,12 @@ def step_failure(step_key: str, assets: Iterable[str], error_chain: list[tuple[s
     first. Dagster wraps user errors in its own; the first non-Dagster error is the one that matters."""
     chosen = next((e for e in error_chain if not e[0].startswith("Dagster")), error_chain[-1] if error_chain else None)
     cls_name, message, stack = chosen or ("unknown", "", [])
+    message = message.strip().removeprefix(f"{cls_name}: ")  # Python's formatting repeats the class
     return {
         "step_key": step_key,
         "assets": sorted(set(assets)),
         "error_class": cls_name,
-        "message": message.strip(),
+        "message": message,
         "stack_tail": [line.rstrip("\n") for line in stack][-STACK_TAIL_LINES:],
     }
 

@@ -41,7 +41,7 @@ STAGE_ASSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("nightly_tokenizer_job", ("tokenizer",)),
     ("nightly_tokenize_job", ("tokenized_source",)),
     ("nightly_mixture_job", ("mixture",)),
-    ("nightly_training_job", ("training_run",)),
+    ("nightly_training_job", ("training_plan", "training_run")),
 )
 
 

@@ -69,6 +69,16 @@ class IsoflopFit:
     def minima(self) -> pd.DataFrame:
         return pd.DataFrame([{k: v for k, v in asdict(b).items() if k != "coefficients"} for b in self.budgets])
 
+    @classmethod
+    def from_dict(cls, data: dict) -> IsoflopFit:
+        """Rebuild from `as_dict()` (what isoflop.json stores)."""
+        budgets = [BudgetFit(**{**b, "coefficients": tuple(b["coefficients"]) if b["coefficients"] else None})
+                   for b in data["budgets"]]
+        usable = sum(b.usable for b in budgets)
+        laws = [PowerLaw(data[f"{n}_opt_exponent"], data[f"{n}_opt_coefficient"], tuple(data[f"{n}_opt_exponent_ci"]),
+                         (float("nan"), float("nan")), usable) for n in ("N", "D")]
+        return cls(budgets, *laws, data["robust"], data["flops_per_param_token"], list(data["warnings"]))
+
     def as_dict(self) -> dict:
         return {
             "N_opt_exponent": self.N_law.exponent, "N_opt_exponent_ci": list(self.N_law.exponent_ci),

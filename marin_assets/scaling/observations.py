@@ -39,10 +39,18 @@ def _positive(value) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
 
 
+def _limit(result: dict, max_loss: float | None) -> float:
+    if max_loss is not None:
+        return max_loss
+    vocab = result.get("vocab_size")
+    return math.log(vocab) + 1.0 if _positive(vocab) else math.inf
+
+
 def collect_observations(results: list[dict], *, max_loss: float | None = None) -> Observations:
     """results: dicts with run, budget, size, N, D, C, final_eval_loss, status (the runs' result.json).
 
-    max_loss: losses above it count as diverged (e.g. ln(vocab) + 1: worse than a uniform guess).
+    max_loss: losses above it count as diverged; default per run ln(vocab_size) + 1 (clearly worse
+    than a uniform guess over the vocabulary) when the result records its vocab_size.
     """
     rows, excluded, warnings, seen = [], [], [], {}
     for result in results:
@@ -57,8 +65,8 @@ def collect_observations(results: list[dict], *, max_loss: float | None = None) 
             excluded.append(Exclusion(run, f"status={status}"))
         elif loss is None or not isinstance(loss, (int, float)) or math.isnan(loss):
             excluded.append(Exclusion(run, f"final_eval_loss is {loss!r}"))
-        elif math.isinf(loss) or (max_loss is not None and loss > max_loss):
-            excluded.append(Exclusion(run, f"diverged: final_eval_loss={loss:.4g} > {max_loss}"))
+        elif math.isinf(loss) or loss > _limit(result, max_loss):
+            excluded.append(Exclusion(run, f"diverged: final_eval_loss={loss:.4g} > {_limit(result, max_loss):.4g}"))
         elif not all(_positive(result.get(k)) for k in ("N", "D", "C", "budget")):
             bad = [k for k in ("N", "D", "C", "budget") if not _positive(result.get(k))]
             excluded.append(Exclusion(run, f"missing or non-positive {', '.join(bad)}"))

@@ -74,6 +74,14 @@ def baseline_from_result(result: dict, tolerance: float = DEFAULT_TOLERANCE) -> 
     }
 
 
+def format_baseline(baseline: dict) -> str:
+    """JSON with one [step, loss] pair per line, so a regenerated baseline diffs readably."""
+    curve = ",\n".join(f"  [{s}, {v}]" for s, v in baseline["loss_curve"])
+    rest = {k: v for k, v in baseline.items() if k != "loss_curve"}
+    head = json.dumps(rest, indent=1, sort_keys=True)[:-2]
+    return f'{head},\n "loss_curve": [\n{curve}\n ]\n}}\n'
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Write a loss-curve baseline from a committed training run.")
     parser.add_argument("run")
@@ -86,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     result = storage.read_json(layout.TRAINING, args.run, "final", "result.json")
     out = Path(args.out) if args.out else baseline_path(args.run)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(baseline_from_result(result, args.tolerance), indent=1) + "\n")
+    out.write_text(format_baseline(baseline_from_result(result, args.tolerance)))
     print(f"wrote {out}")
 
 

@@ -96,13 +96,24 @@ def launch_local(
             context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
         )
     except dg.DagsterPipesExecutionError as exc:
-        raise TrainingError(f"training process for {spec.run_name} failed ({exc}); log: {log_file}") from exc
+        reason = _failure_reason(log_file) or str(exc)
+        raise TrainingError(f"training process for {spec.run_name} failed: {reason}; log: {log_file}") from exc
     wall = time.monotonic() - started
     messages = invocation.get_custom_messages()
     if not messages:
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
     return collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+
+
+def _failure_reason(log_file: str) -> str | None:
+    """The entry's own verdict (e.g. MaxText's silent 'Training stopped'), else None (killed, crashed)."""
+    try:
+        lines = open(log_file).read().splitlines()
+    except FileNotFoundError:
+        return None
+    verdicts = [line.split("TrainingFailed: ", 1)[1] for line in lines if "TrainingFailed: " in line]
+    return verdicts[-1] if verdicts else None
 
 
 def _refuse_changed_config(config_path: str, keys: dict) -> None:

@@ -85,7 +85,11 @@ def run(config_path: str, log_file: str | None) -> dict:
         from maxtext.trainers.pre_train import train
 
         train.main(["train", config_path])
-        summary = _verify(handler, checkpoints_dir, steps)
+        try:
+            summary = _verify(handler, checkpoints_dir, steps)
+        except TrainingFailed as exc:
+            logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
+            raise
         if pipes:
             pipes.report_custom_message(summary)
         report(f"training finished: checkpoint {summary['checkpoint_step']} hash {summary['checkpoint_hash'][:16]}")

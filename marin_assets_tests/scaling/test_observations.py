@@ -32,6 +32,12 @@ def test_bad_runs_are_excluded_with_a_reason_and_counts_conserve():
     assert "nan: final_eval_loss is nan" in obs.exclusion_summary()
 
 
+def test_default_divergence_limit_is_worse_than_uniform_over_the_vocab():
+    results = [{**_result("ok", 6.0), "vocab_size": 1024}, {**_result("bad", 8.5), "vocab_size": 1024}]
+    obs = collect_observations(results)  # ln(1024) + 1 = 7.93
+    assert list(obs.table["run"]) == ["ok"] and obs.excluded[0].reason.startswith("diverged")
+
+
 def test_identical_configurations_are_fitted_as_replicates_with_a_warning():
     obs = collect_observations([_result("a", 3.2), _result("a__s1", 3.25)])
     assert len(obs.table) == 2

@@ -67,8 +67,8 @@ def test_stage_outputs_and_metadata(built_stage):
     info = load_mixture_info(storage, "sample")
     assert info.tokenizer_uri == folder and info.seq_len == 128 and info.tokenizer_vocab_size == tok.metadata["vocab_size"].value
     assert info.train_tokens == sum(s.train_tokens for s in info.sources.values())
-    assert abs(info.train_tokens - 600_000) < 2_000 and info.validation_tokens > 0
-    assert {round(s.target_weight, 2) for s in info.sources.values()} == {0.5, 0.25}
+    assert abs(info.train_tokens - 400_000) < 2_000 and info.validation_tokens > 0
+    assert {n: s.target_weight for n, s in info.sources.items()} == {"python_docs": 0.6, "debian_licenses": 0.3, "dirty_web": 0.1}
     assert all(s.epochs > 1 for s in info.sources.values())  # the small corpus is upsampled, visibly
     assert len(info.warnings) == 3
     train = read_shards(sorted(storage.fs.glob(info.train_glob)))
@@ -77,7 +77,7 @@ def test_stage_outputs_and_metadata(built_stage):
     assert not set(train.column("id").to_pylist()) & set(validation.column("id").to_pylist())
     assert _check(results["mixture"]).passed
     meta = _materialization(results["mixture"], "mixture").metadata
-    assert meta["train_glob"].value == info.train_glob and "| python_docs | 0.5 |" in meta["sources"].value
+    assert meta["train_glob"].value == info.train_glob and "| python_docs | 0.6 |" in meta["sources"].value
 
 
 @pytest.mark.slow

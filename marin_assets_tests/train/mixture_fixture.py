@@ -99,6 +99,9 @@ def build_mixture(root: Path, name: str = "tiny", train_docs: int = 600, validat
         train_tokens=train_tokens,
         validation_tokens=validation_tokens,
     )
-    (base / "mixture.json").write_text(json.dumps(info.__dict__, indent=2))
+    # The keys of the tokenize stage's mixture.json (MixtureInfo), one toy source.
+    source = {"target_weight": 1.0, "realised_weight": 1.0, "epochs": 1.0,
+              "train_tokens": train_tokens, "validation_tokens": validation_tokens}
+    (base / "mixture.json").write_text(json.dumps({**info.__dict__, "sources": {"toy": source}}, indent=2))
     (base / "_COMMITTED").write_text("ok\n")
     return info
