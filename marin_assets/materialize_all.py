@@ -42,12 +42,20 @@ def _topological_batches(asset_graph) -> list[tuple[tuple[dg.AssetKey, ...], obj
     return batches
 
 
-def plan(defs: dg.Definitions, instance: dg.DagsterInstance, exclude: set[str] = frozenset()) -> list[PlannedRun]:
+def plan(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    exclude: set[str] = frozenset(),
+    only: set[str] | None = None,
+) -> list[PlannedRun]:
+    """Runs needed now: every (asset batch, partition) where some asset is missing or stale."""
     asset_graph = defs.resolve_asset_graph()
     resolver = CachingStaleStatusResolver(instance, asset_graph, LoadingContextForTest(instance))
     runs = []
     for keys, partitions_def in _topological_batches(asset_graph):
-        keys = tuple(k for k in keys if k.to_user_string() not in exclude)
+        keys = tuple(
+            k for k in keys if k.to_user_string() not in exclude and (only is None or k.to_user_string() in only)
+        )
         if not keys:
             continue
         partition_keys = partitions_def.get_partition_keys(dynamic_partitions_store=instance) if partitions_def else [None]
@@ -76,13 +84,18 @@ def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
         observe(observable, instance=instance, resources=defs.resources)
 
 
-def materialize_all(defs: dg.Definitions, instance: dg.DagsterInstance, exclude: set[str] = frozenset()) -> bool:
+def materialize_all(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    exclude: set[str] = frozenset(),
+    only: set[str] | None = None,
+) -> bool:
     """Plan, then run level by level (re-planning, since new data versions make more partitions stale)."""
     started = time.monotonic()
     observe_sources(defs, instance)
     done: set[PlannedRun] = set()
     while True:
-        runs = plan(defs, instance, exclude)
+        runs = plan(defs, instance, exclude, only)
         if not runs:
             break
         run = runs[0]
@@ -105,19 +118,22 @@ def register(commands) -> None:
         "materialize-all", help="materialize every stale or missing asset partition, upstream first"
     )
     parser.add_argument("--exclude", action="append", default=[], help="asset key to leave out (repeatable)")
-    parser.add_argument("--plan", action="store_true", help="only print what would run")
+    parser.add_argument("--only", help="comma-separated asset keys: leave every other asset out")
+    parser.add_argument("--plan", action="store_true", help="only print what would run now")
     parser.set_defaults(handler=_run)
 
 
 def _run(args) -> int:
     from marin_assets.definitions import defs
 
+    only = set(args.only.split(",")) if args.only else None
     with dg.DagsterInstance.get() as instance:
         if args.plan:
-            for run in plan(defs, instance, set(args.exclude)):
-                print(run.describe())
+            observe_sources(defs, instance)
+            for run in plan(defs, instance, set(args.exclude), only):
+                print(f"[marin] would materialize {run.describe()}")
             return 0
-        ok = materialize_all(defs, instance, set(args.exclude))
+        ok = materialize_all(defs, instance, set(args.exclude), only)
         root = defs.resources["storage"].root_uri
         print(f"[marin] outputs under {root}; Dagster instance in {instance.root_directory}")
         print("[marin] open the UI: source scripts/env.sh && dagster dev -m marin_assets.definitions -h 127.0.0.1 -p 3000")
