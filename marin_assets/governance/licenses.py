@@ -37,7 +37,7 @@ _TERMS_BY_PREFIX = (
     ("PSF", "permissive"),
     ("ISC", "permissive"),
     ("Zlib", "permissive"),
-    ("LicenseRef-", "custom (see the sources registry)"),
+    ("LicenseRef-", "custom terms"),
 )
 UNREVIEWED_TERMS = "unreviewed"
 

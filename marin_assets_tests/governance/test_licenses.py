@@ -1,0 +1,58 @@
+"""Licenses and data-use terms (pure), and the training gate on real inventories in storage."""
+
+import pytest
+
+from marin_assets.core.storage import Storage
+from marin_assets.data.sources import load_sources
+from marin_assets.governance.licenses import (
+    INVENTORY_NAME,
+    SourcesNotClearedError,
+    assert_sources_cleared,
+    compliance_from_inventory,
+    data_use_terms,
+    licenses_for_sources,
+)
+
+
+def test_licenses_come_from_the_registry_and_unknown_sources_are_named():
+    registry = load_sources()
+    assert licenses_for_sources(registry, ["python_docs", "python_docs"]) == {"python_docs": "PSF-2.0"}
+    with pytest.raises(KeyError, match="unknown source 'nope'"):
+        licenses_for_sources(registry, ["nope"])
+
+
+@pytest.mark.parametrize("spdx, terms", [
+    ("CC-BY-NC-4.0", "non-commercial"), ("CC-BY-SA-4.0", "share-alike"), ("CC-BY-4.0", "attribution"),
+    ("LGPL-2.1-only", "copyleft"), ("GPL-3.0-only", "copyleft"), ("PSF-2.0", "permissive"),
+    ("CC0-1.0", "public-domain"), ("LicenseRef-internal", "custom terms"), ("Proprietary", "unreviewed"),
+])
+def test_data_use_terms_by_license(spdx, terms):
+    assert data_use_terms(spdx) == terms
+
+
+def test_inventory_without_a_verdict_is_not_cleared():
+    assert compliance_from_inventory({"files": []}, "web") == {
+        "cleared": False, "problems": ["web/inventory.json has no compliance verdict"],
+    }
+    assert compliance_from_inventory(None, "web")["cleared"] is None
+
+
+def _inventory(storage: Storage, source: str, cleared: bool, problems: list[str]) -> None:
+    with storage.atomic_dir("raw", source) as staged:
+        staged.write_json({"compliance": {"cleared": cleared, "problems": problems}}, INVENTORY_NAME)
+
+
+def test_gate_names_every_uncleared_source_and_why(tmp_path):
+    storage = Storage(str(tmp_path))
+    _inventory(storage, "python_docs", True, [])
+    _inventory(storage, "dirty_web", False, ["checksum mismatch"])
+    assert_sources_cleared(storage, ["python_docs"])  # passes
+    with pytest.raises(SourcesNotClearedError) as err:
+        assert_sources_cleared(storage, ["python_docs", "dirty_web", "debian_licenses"])
+    message = str(err.value)
+    assert "2 upstream source(s) not cleared" in message
+    assert "dirty_web: checksum mismatch" in message
+    assert "debian_licenses: raw_corpus[debian_licenses] has no committed inventory" in message
+    assert "python_docs" not in message
+    with pytest.raises(SourcesNotClearedError, match="no upstream sources"):
+        assert_sources_cleared(storage, [])
