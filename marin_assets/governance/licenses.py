@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable
 
 from marin_assets.core import layout
-from marin_assets.core.storage import Storage, StagedOutput
+from marin_assets.core.storage import MANIFEST_NAME, StagedOutput, Storage
 from marin_assets.data.sources import SourcesRegistry
 
 INVENTORY_NAME = "inventory.json"
@@ -49,6 +49,20 @@ class SourcesNotClearedError(RuntimeError):
 def licenses_for_sources(registry: SourcesRegistry, names: Iterable[str]) -> dict[str, str]:
     """SPDX license of each named source; an unknown name is an error naming the known ones."""
     return {name: registry.get(name).license for name in sorted(set(names))}
+
+
+def sources_behind(storage: Storage, output_uris: Iterable[str]) -> list[str]:
+    """The raw sources behind committed outputs: the union of their manifests' `licenses`.
+
+    E.g. a training run gates on `sources_behind(storage, [storage.uri(layout.MIXTURES, name)])`.
+    """
+    names: set[str] = set()
+    for uri in output_uris:
+        path = f"{uri.rstrip('/')}/{MANIFEST_NAME}"
+        if storage.fs.exists(path):
+            with storage.fs.open(path, "r") as f:
+                names |= set(json.load(f).get("licenses", {}))
+    return sorted(names)
 
 
 def data_use_terms(spdx: str) -> str:

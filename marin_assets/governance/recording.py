@@ -14,7 +14,7 @@ import dagster as dg
 from marin_assets.core.provenance import build_manifest, manifest_metadata
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.licenses import data_use_for_sources, licenses_for_sources
+from marin_assets.governance.licenses import data_use_for_sources, licenses_for_sources, sources_behind
 
 
 def input_label(key: dg.AssetKey, partition: str | None) -> str:
@@ -87,10 +87,14 @@ def record_output(
 
     `output_hash` overrides the file hash where file bytes are not reproducible (checkpoints).
     `sources` names the raw sources this output derives from: their licenses and compliance
-    verdicts are recorded in the manifest and shown as `licenses` / `data_use` metadata.
+    verdicts are recorded in the manifest and shown as `licenses` / `data_use` metadata. By
+    default they are inherited from the inputs' manifests, so licenses propagate down the lineage
+    without each asset naming them; pass it to start a lineage (raw_corpus) or to narrow it.
     """
     digest = output_hash or staged.content_hash()
     versions, uris = input_records(context)
+    if sources is None:
+        sources = sources_behind(staged.storage, uris.values())
     licenses = data_use = None
     if sources:
         registry = load_sources()

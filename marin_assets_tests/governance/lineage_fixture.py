@@ -8,7 +8,7 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.licenses import INVENTORY_NAME, assert_sources_cleared
+from marin_assets.governance.licenses import INVENTORY_NAME, assert_sources_cleared, sources_behind
 from marin_assets.governance.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
@@ -43,8 +43,7 @@ def mixture(context: dg.AssetExecutionContext, storage: StorageResource):
         staged.write_json({"weights": {s: 1 / len(SOURCES) for s in SOURCES}}, "mixture.json")
         return record_output(
             context, staged, recipe={"weights": "uniform"}, code_version="mix-1", stats={"documents": 3},
-            sources=SOURCES,
-        )
+        )  # no sources=: inherited from the raw_corpus manifests
 
 
 @dg.asset(
@@ -52,13 +51,15 @@ def mixture(context: dg.AssetExecutionContext, storage: StorageResource):
     deps=[dg.AssetDep(mixture, partition_mapping=dg.StaticPartitionMapping({"sample": "tiny"}))],
 )
 def training_run(context: dg.AssetExecutionContext, storage: StorageResource):
-    assert_sources_cleared(storage.storage, SOURCES)  # the gate every training run passes first
+    # The gate every training run passes first, on the sources behind its mixture.
+    st = storage.storage
+    assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, "sample")]))
     with storage.storage.atomic_dir(layout.TRAINING, context.partition_key) as staged:
         with staged.storage.fs.open(staged.join("checkpoint.bin"), "wb") as f:
             f.write(b"weights")
         return record_output(
             context, staged, recipe={"model": "tiny", "mixture": "sample"}, code_version="train-1",
-            sources=SOURCES, devices=["cpu:0"],
+            devices=["cpu:0"],
         )
 
 

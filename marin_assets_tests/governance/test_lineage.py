@@ -42,6 +42,10 @@ def test_manifests_name_partitioned_inputs_their_locations_and_licenses(chain):
         # raw_corpus records the verdict it is committing (read from its staged inventory).
         assert raw["data_use"][source]["cleared"] is True
 
+    # mixture named no sources: it inherited them (and their verdicts) from its inputs.
+    assert mixture["licenses"] == {s: load_sources().get(s).license for s in SOURCES}
+    assert all(use["cleared"] is True for use in mixture["data_use"].values())
+
     run = storage.read_json(layout.TRAINING, "tiny", MANIFEST_NAME)
     assert run["inputs"] == {"mixture[sample]": mixture["output_hash"]}
     assert run["licenses"] == {s: load_sources().get(s).license for s in SOURCES}
