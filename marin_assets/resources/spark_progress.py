@@ -1,0 +1,83 @@
+"""Spark stage progress in the run's log while a job runs, so long cleaning shows movement in the UI.
+
+    with spark_progress(spark, context.log):
+        df.write.parquet(...)
+
+A daemon thread polls `sparkContext.statusTracker()` (it works with `spark.ui.enabled=false`) and
+logs one line per active stage whose progress changed since the last poll, e.g.
+"spark stage 3 (parquet at NativeMethodAccessorImpl.java:0): 12/40 tasks done, 2 running".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class InfoLogger(Protocol):
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class StageProgress:
+    stage_id: int
+    name: str
+    done: int
+    running: int
+    failed: int
+    total: int
+
+    def line(self) -> str:
+        failed = f", {self.failed} failed" if self.failed else ""
+        return (f"spark stage {self.stage_id} ({self.name}): {self.done}/{self.total} tasks done, "
+                f"{self.running} running{failed}")
+
+
+def active_stages(spark) -> list[StageProgress]:
+    """Progress of every stage Spark is running now (empty between jobs)."""
+    tracker = spark.sparkContext.statusTracker()
+    out = []
+    for stage_id in sorted(tracker.getActiveStageIds()):
+        info = tracker.getStageInfo(stage_id)
+        if info is None:  # the stage finished between the two calls
+            continue
+        out.append(StageProgress(stage_id, info.name, info.numCompletedTasks, info.numActiveTasks,
+                                 info.numFailedTasks, info.numTasks))
+    return out
+
+
+class _Poller:
+    def __init__(self, spark, log: InfoLogger, interval_s: float):
+        self.spark, self.log, self.interval_s = spark, log, interval_s
+        self.stop = threading.Event()
+        self.last: dict[int, StageProgress] = {}
+        self.thread = threading.Thread(target=self.run, name="spark-progress", daemon=True)
+
+    def poll(self) -> None:
+        for stage in active_stages(self.spark):
+            if self.last.get(stage.stage_id) != stage:  # only changes: a stuck stage does not flood the log
+                self.log.info(stage.line())
+                self.last[stage.stage_id] = stage
+
+    def run(self) -> None:
+        while not self.stop.wait(self.interval_s):
+            try:
+                self.poll()
+            except Exception as exc:  # progress is best effort: a stopped context must not fail the asset
+                self.log.info(f"spark progress reporting stopped: {exc}")
+                return
+
+
+@contextmanager
+def spark_progress(spark, log: InfoLogger, interval_s: float = 5.0) -> Iterator[None]:
+    """Log active Spark stage progress every `interval_s` seconds while the block runs."""
+    poller = _Poller(spark, log, interval_s)
+    poller.thread.start()
+    try:
+        yield
+    finally:
+        poller.stop.set()
+        poller.thread.join(timeout=interval_s + 5)
