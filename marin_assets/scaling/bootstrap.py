@@ -73,7 +73,9 @@ def bootstrap_parametric(
     """Refit on `n_boot` resamples of the runs, warm-started at `point` (same seed → same intervals)."""
     N, D, L = (np.asarray(v, float) for v in (N, D, L))
     weights = resample_weights(len(L), n_boot, seed)
-    workers = max(1, min(workers or os.cpu_count() or 1, n_boot))
+    if workers is None:  # starting worker processes costs seconds; only worth it for many refits
+        workers = 1 if n_boot < 300 else (os.cpu_count() or 1)
+    workers = max(1, min(workers, n_boot))
     chunks = [(N, D, L, point, refit_method, part) for part in np.array_split(weights, workers)]
     if workers == 1:
         rows = _refit_chunk(chunks[0])

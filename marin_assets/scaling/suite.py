@@ -50,6 +50,7 @@ class FitSettings(Recipe):
     method: str = "mle"                       # Approach 3 objective: mle (Besiroglu) or huber (Hoffmann)
     delta: float = Field(default=1e-3, gt=0)
     bootstrap: int = Field(default=200, ge=0)  # resamples of the runs for the intervals
+    bootstrap_workers: int | None = None      # processes for the refits; None = one per CPU core
     seed: int = 0
     level: float = Field(default=0.95, gt=0, lt=1)
     robust_isoflop: bool = True               # statsmodels RLM (Huber) for the per-budget parabolas

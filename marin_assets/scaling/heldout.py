@@ -1,0 +1,83 @@
+"""The preregistered held-out run (Delphi-style): predict its loss from the fit, record the
+prediction with a timestamp and the fit's data version, and only then train it.
+
+heldout_prediction refuses to run once the held-out run exists (a prediction made after seeing the
+answer is not a prediction); heldout_run refuses to train without a committed prediction. Neither
+has an automation condition: both are materialized explicitly.
+"""
+
+
+import datetime as dt
+
+import dagster as dg
+
+from marin_assets.core.hashing import code_version
+from marin_assets.governance.recording import record_output
+from marin_assets.resources.storage import StorageResource
+from marin_assets.scaling import bootstrap, results
+from marin_assets.scaling.outputs import GROUP, bootstrap_laws, train_and_record
+from marin_assets.scaling.suite import ScalingRecipe, SuiteRun
+from marin_assets.train.assets import MIXTURE_ASSET
+
+PREDICTION_FILE = "prediction.json"
+
+
+class PreregistrationError(RuntimeError):
+    pass
+
+
+def prediction_parts(suite: str) -> tuple[str, ...]:
+    return results.output_parts(suite, "heldout", "prediction")
+
+
+def heldout_run_parts(suite: str) -> tuple[str, ...]:
+    return results.output_parts(suite, "heldout", "run")
+
+
+def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, run_version: str):
+    name = recipe.name
+    prediction_version = code_version({"heldout": held.describe(), "level": recipe.fit.level}, results, bootstrap)
+
+    @dg.asset(name="heldout_prediction", group_name=GROUP, deps=[parametric_fit], code_version=prediction_version,
+              kinds={"python"},
+              description=f"Preregistered loss prediction for the held-out run {held.key}, made before it is trained.")
+    def heldout_prediction(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+        st = storage.storage
+        if st.is_committed(*heldout_run_parts(name)):
+            raise PreregistrationError(
+                f"the held-out run {held.key} is already trained ({st.uri(*heldout_run_parts(name))}); a prediction "
+                "made now would not be preregistered. Delete that folder (and retrain) to preregister again."
+            )
+        fit_parts = results.output_parts(name, "fits", "parametric")
+        st.require_committed(*fit_parts)
+        report = st.read_json(*fit_parts, "parametric.json")
+        law = results.law_from_report(report)
+        laws = bootstrap_laws(st, fit_parts)
+        predicted = float(law.loss(held.N, held.D))
+        interval = bootstrap.percentile_interval([m.loss(held.N, held.D) for m in laws], recipe.fit.level)
+        prediction = {
+            **held.describe(), "predicted_loss": predicted, "interval": list(interval), "level": recipe.fit.level,
+            "registered_at": dt.datetime.now(dt.UTC).isoformat(),
+            "parametric_fit_data_version": st.content_hash(*fit_parts),
+            "fit_runs": report["n_runs"], "law": law.as_dict(),
+        }
+        with st.atomic_dir(*prediction_parts(name)) as staged:
+            staged.write_json(prediction, PREDICTION_FILE)
+            return record_output(
+                context, staged, recipe=held.describe(), code_version=prediction_version,
+                stats={"predicted_loss": predicted, "registered_at": prediction["registered_at"],
+                       "parametric_fit_data_version": prediction["parametric_fit_data_version"]},
+                extra_metadata={"interval": dg.MetadataValue.text(f"{interval[0]:.4f} .. {interval[1]:.4f}")},
+            )
+
+    mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.SpecificPartitionsPartitionMapping([recipe.mixture]))
+
+    @dg.asset(name="heldout_run", group_name=GROUP, deps=[heldout_prediction, mixture_dep], code_version=run_version,
+              kinds={"maxtext"},
+              description=f"The held-out run {held.key} (N={held.N:,}, D={held.D:,}); trains only when materialized.")
+    def heldout_run(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+        st = storage.storage
+        st.require_committed(*prediction_parts(name))
+        return train_and_record(context, st, recipe, held, heldout_run_parts(name), run_version)
+
+    return [heldout_prediction, heldout_run]

@@ -1,0 +1,70 @@
+"""Dagster-side helpers shared by the scaling assets: train-and-record one run, PNG metadata,
+bootstrap samples back from storage, and the automation condition of the cheap fits."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import dagster as dg
+import pandas as pd
+
+from marin_assets.core.hashing import hash_json
+from marin_assets.core.storage import Storage
+from marin_assets.governance.recording import record_output
+from marin_assets.scaling import parametric, plots, results
+from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
+from marin_assets.train.assets import LAUNCHERS, mixture_for
+from marin_assets.train.report import loss_plot_png, result_metadata
+
+GROUP = "scaling"
+# Cheap assets only: refit when any run lands, once nothing upstream is still running.
+FIT_AUTOMATION = (
+    dg.AutomationCondition.any_deps_updated().since_last_handled()
+    & ~dg.AutomationCondition.any_deps_in_progress()
+    & ~dg.AutomationCondition.in_progress()
+)
+
+
+def png_metadata(png: bytes, path: str, title: str) -> dict:
+    return {f"{title}": dg.MetadataValue.md(plots.markdown_image(png, title)),
+            f"{title}_png": dg.MetadataValue.path(path)}
+
+
+def write_png(staged, name: str, png: bytes) -> str:
+    with open(staged.join(name), "wb") as f:
+        f.write(png)
+    return f"{staged.final_uri}/{name}"
+
+
+def train_and_record(context, st: Storage, recipe: ScalingRecipe, run: SuiteRun, parts, version: str):
+    """Train one suite run with the training stage's launcher and commit its result.json."""
+    spec = training_spec(recipe, run)
+    mixture = mixture_for(st, spec)
+    started_at = dt.datetime.now(dt.UTC).isoformat()
+    trained = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture)
+    payload = results.run_result(
+        run, trained.final_eval_loss, vocab_size=spec.model.vocab_size_for(mixture.tokenizer_vocab_size),
+        num_params=trained.num_params, flops_per_token=trained.flops_per_token,
+        extra={"training_run": spec.run_name, "mixture": spec.mixture, "tokenizer_hash": mixture.tokenizer_hash,
+               "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
+               "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s},
+    )
+    with st.atomic_dir(*parts) as staged:
+        staged.write_json(payload, results.RESULT_FILE)
+        png = loss_plot_png(trained, f"{run.key}: N={run.N:,} D={run.D:,}")
+        path = write_png(staged, "loss_curve.png", png)
+        identity = {k: payload[k] for k in ("run", "N", "D", "C", "final_eval_loss", "status", "checkpoint_hash")}
+        return record_output(
+            context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
+            stats={k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model")},
+            extra_metadata=result_metadata(trained, png, path),
+        )
+
+
+def bootstrap_laws(st: Storage, parts) -> list:
+    files = st.list_files(*parts)
+    if "bootstrap.parquet" not in files:
+        return []
+    samples = pd.read_parquet(st.uri(*parts, "bootstrap.parquet"))
+    ok = samples[samples["converged"]]
+    return [parametric.ParametricLaw(**{k: float(r[k]) for k in parametric.PARAM_NAMES}) for _, r in ok.iterrows()]
