@@ -1,0 +1,131 @@
+"""The Spark cleaning job: one source's files -> cleaned / rejected / quarantined Parquet + counts.
+
+files (list_source_files) -> records (read_file, inside Spark) -> RecordCleaner (extraction,
+normalisation, language, filters, dedup keys; mapInPandas) -> exact dedup (smallest id per key)
+-> near dedup (LSH band buckets in Spark, union-find on the candidate pairs, smallest id per
+cluster) -> deterministic Parquet files. Counts conserve: records in = kept + rejected + quarantined.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+from collections import Counter
+
+from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECTED_SCHEMA
+from marin_assets.data.cleaning_recipe import CleaningRecipe
+from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
+from marin_assets.data.dedup import cluster_representatives
+from marin_assets.data.parquet_output import write_parquet
+from marin_assets.data.readers import list_source_files, read_file, relative_name
+from marin_assets.data.sources import SourceSpec
+
+EXACT_DUPLICATE = "dedup:exact_duplicate"
+NEAR_DUPLICATE = "dedup:near_duplicate"
+RECORD_SCHEMA = ("kind string, id string, url string, content string, content_type string, metadata string, "
+                 "raw_length long, file string, offset long, reason string, excerpt string")  # fmt: skip
+ROW_SCHEMA = ("status string, id string, url string, text string, metadata string, raw_length long, "
+              "reason string, file string, offset long, excerpt string, exact_key string, bands array<long>")  # fmt: skip
+
+
+def _read_records(spec: SourceSpec, max_record_bytes: int):
+    def read(path: str):
+        name = relative_name(path, spec)
+        for record in read_file(path, spec, max_record_bytes):
+            yield record_tuple(record, name)
+
+    return read
+
+
+def _near_duplicates(spark, kept):
+    """ids to drop as near duplicates: all but the smallest id of each LSH-connected cluster."""
+    from pyspark.sql import functions as F
+
+    buckets = (
+        kept.where(F.col("bands").isNotNull())
+        .select("id", F.posexplode("bands").alias("band", "key"))
+        .groupBy("band", "key")
+        .agg(F.min("id").alias("rep"), F.collect_set("id").alias("ids"))
+        .where(F.size("ids") > 1)
+    )
+    edges = buckets.select("rep", F.explode("ids").alias("id")).where(F.col("id") != F.col("rep")).distinct()
+    pairs = [(r["rep"], r["id"]) for r in edges.collect()]
+    return sorted(cluster_representatives(pairs))
+
+
+def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) -> dict:
+    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats."""
+    files = list_source_files(spec)
+    if not files:
+        raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
+    records = spark.sparkContext.parallelize(files, len(files)).flatMap(
+        _read_records(spec, recipe.max_record_bytes)
+    )
+    raw = spark.createDataFrame(records, RECORD_SCHEMA).repartition(recipe.spark.partitions)
+    cleaner = RecordCleaner(recipe)
+    rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
+    try:
+        return _dedup_and_write(spark, spec, recipe, rows, out_dir)
+    finally:
+        rows.unpersist()
+
+
+def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_dir: str) -> dict:
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    all_kept = kept = rows.where(F.col("status") == KEPT)
+    dropped = spark.createDataFrame([], "id string, dup_reason string")
+    if recipe.dedup.exact:
+        first = F.min("id").over(Window.partitionBy("exact_key"))
+        marked = kept.withColumn("_first", first)
+        exact = marked.where(F.col("id") != F.col("_first")).select("id", F.lit(EXACT_DUPLICATE).alias("dup_reason"))
+        dropped = dropped.unionByName(exact)
+        kept = marked.where(F.col("id") == F.col("_first")).drop("_first")
+    if recipe.dedup.near:
+        near_ids = _near_duplicates(spark, kept)
+        if near_ids:
+            near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
+            dropped = dropped.unionByName(near)
+    dropped = dropped.persist()
+    source = F.lit(spec.name).alias("source")
+    doc_cols = [F.col("id"), source, "url", "text", "metadata", "raw_length"]
+    final_kept = all_kept.join(dropped, "id", "left_anti").select(*doc_cols)
+    dup_rows = all_kept.join(dropped, "id").select(*doc_cols, F.col("dup_reason").alias("reason"))
+    rejected = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason").unionByName(dup_rows)
+    quarantined = rows.where(F.col("status") == QUARANTINED).select(source, "file", "offset", "reason", "excerpt")
+
+    counts = Counter({(r["status"], r["reason"]): r["count"] for r in rows.groupBy("status", "reason").count().collect()})
+    dup_counts = Counter(r["dup_reason"] for r in dropped.collect())
+    dropped.unpersist()
+    n_kept = counts[(KEPT, None)] - sum(dup_counts.values())
+    n_files = max(1, math.ceil(n_kept / recipe.spark.rows_per_file))
+    written = {
+        "documents": write_parquet(final_kept, DOCUMENT_SCHEMA, posixpath.join(out_dir, "documents"), n_files,
+                                   "id", ["id", "text"]),
+        "rejected": write_parquet(rejected, REJECTED_SCHEMA, posixpath.join(out_dir, "rejected"),
+                                  max(1, math.ceil(sum(c for (s, _), c in counts.items() if s == REJECTED)
+                                                   / recipe.spark.rows_per_file)), "id", ["id", "reason", "text"]),
+        "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, posixpath.join(out_dir, "quarantine"), 1,
+                                    "file", ["file", "offset"]),
+    }  # fmt: skip
+    return _stats(counts, dup_counts, written)
+
+
+def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:
+    rejected_by_rule = Counter({reason: c for (status, reason), c in counts.items() if status == REJECTED})
+    rejected_by_rule.update(dup_counts)
+    quarantined_by_code = Counter()
+    for (status, reason), c in counts.items():
+        if status == QUARANTINED:
+            quarantined_by_code[reason.split(":", 1)[0]] += c
+    stats = {
+        "records_in": sum(counts.values()),
+        "kept": written["documents"],
+        "rejected": written["rejected"],
+        "quarantined": written["quarantine"],
+        "rejected_by_rule": dict(sorted(rejected_by_rule.items())),
+        "quarantined_by_reason": dict(sorted(quarantined_by_code.items())),
+    }
+    stats["conserved"] = stats["records_in"] == stats["kept"] + stats["rejected"] + stats["quarantined"]
+    return stats
