@@ -10,6 +10,7 @@ from pathlib import Path
 from pydantic import Field, field_validator, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.data.source_roots import allowed_roots, check_source_uri
 
 SOURCES_RECIPE = "sources.yaml"
 
@@ -54,6 +55,11 @@ class SourceSpec(Recipe):
 
 
 class SourcesRegistry(Recipe):
+    allowed_roots: list[str] | None = Field(
+        default=None,
+        description="Folders / gs:// prefixes every source uri must resolve into (relative: to the registry "
+        "file); default: the repo's sample_data. $MARIN_DATA_ROOTS entries are always allowed too",
+    )
     sources: list[SourceSpec]
 
     @model_validator(mode="after")
@@ -89,5 +95,8 @@ def load_sources(path: str | Path = SOURCES_RECIPE) -> SourcesRegistry:
     path = Path(path)
     full = path if path.is_absolute() else recipes_dir() / path
     registry = load_recipe(full, SourcesRegistry)
+    roots = allowed_roots(registry.allowed_roots, full.parent)
+    for spec in registry.sources:  # before anything reads a file: an entry must not escape the data roots
+        check_source_uri(spec.name, spec.uri, roots, registry=full, base=full.parent)
     resolved = [s.model_copy(update={"uri": resolve_uri(s.uri, full)}) for s in registry.sources]
     return registry.model_copy(update={"sources": resolved})

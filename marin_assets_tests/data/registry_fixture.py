@@ -16,7 +16,7 @@ import yaml
 from marin_assets.core.recipes import PACKAGE_RECIPES
 from marin_assets.data.sources import load_sources
 
-WriteRegistry = Callable[[list[dict]], Path]
+WriteRegistry = Callable[..., Path]
 
 
 def source_entry(name: str, uri: str, fmt: str = "jsonl", license: str = "CC0-1.0", **provenance) -> dict:
@@ -36,8 +36,10 @@ def write_registry(tmp_path, monkeypatch) -> Iterator[WriteRegistry]:
     shutil.copy(PACKAGE_RECIPES / "compliance.yaml", recipes / "compliance.yaml")
     monkeypatch.setenv("MARIN_RECIPES_DIR", str(recipes))
 
-    def write(sources: list[dict]) -> Path:
-        (recipes / "sources.yaml").write_text(yaml.safe_dump({"sources": sources}))
+    def write(sources: list[dict], extra_roots: tuple[str, ...] = ()) -> Path:
+        """Sources may live anywhere under tmp_path (their allowed root) or under `extra_roots`."""
+        registry = {"allowed_roots": [str(tmp_path), *extra_roots], "sources": sources}
+        (recipes / "sources.yaml").write_text(yaml.safe_dump(registry))
         load_sources.cache_clear()
         return recipes
 

@@ -70,7 +70,7 @@ def test_gcs_prefix_is_watched_through_the_same_code(gcs_emulator, write_registr
     fs, _ = fsspec.core.url_to_fs(root)
     with fs.open(f"{root}/docs/a.jsonl", "wb") as f:
         f.write(b'{"text": "in the bucket"}\n')
-    write_registry([source_entry("dirty_web", f"{root}/docs/*.jsonl")])
+    write_registry([source_entry("dirty_web", f"{root}/docs/*.jsonl")], extra_roots=(root,))
     requested, _, cursor = tick(None)
     assert requested == ["dirty_web"]
     assert tick(cursor)[0] == []
