@@ -1,0 +1,34 @@
+"""One real suite run: MaxText on CPU through the training stage's launcher, via Dagster."""
+
+import json
+import os
+
+import dagster as dg
+import pytest
+
+from marin_assets.resources.storage import StorageResource
+from marin_assets.scaling.definitions import build_defs
+from marin_assets.scaling.suite import suite_runs
+from marin_assets_tests.scaling.suite_fixture import fixture_recipe
+from marin_assets_tests.train.mixture_fixture import build_mixture
+
+pytestmark = pytest.mark.slow
+
+
+def test_one_partition_trains_and_commits_its_result(tmp_path):
+    info = build_mixture(tmp_path, train_docs=1200)
+    os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(tmp_path / "jax_cache"))
+    recipe = fixture_recipe(budgets=[{"flops": 4e9, "sizes": ["d16l1", "d24l1", "d32l1"]}], heldout=None)
+    run = next(r for r in suite_runs(recipe) if r.size == "d32l1")
+    assert 20 <= run.steps <= 60 and run.D < info.train_tokens
+    defs = build_defs(recipe)
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    result = dg.materialize([*defs.assets, mixture], selection=["scaling_run"], partition_key=run.key,
+                            resources={"storage": StorageResource(root_uri=str(tmp_path))})
+    assert result.success
+    saved = json.loads((tmp_path / "scaling" / recipe.name / "runs" / run.key / "result.json").read_text())
+    assert saved["status"] == "succeeded" and saved["N"] == run.N and saved["D"] == run.D
+    assert saved["flops_model"].startswith("6ND") and 0 < saved["final_eval_loss"] < 6.0
+    assert saved["num_params_total"] > run.N  # total includes the two vocab tables
+    meta = result.asset_materializations_for_node("scaling_run")[0].metadata
+    assert meta["status"].value == "succeeded" and meta["loss_curve_plot"].value.startswith("![")
