@@ -16,6 +16,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 import dagster as dg
+from dagster._core.errors import DagsterPipesExecutionError
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
@@ -95,7 +96,7 @@ def launch_local(
         invocation = client.run(
             context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
         )
-    except dg.DagsterPipesExecutionError as exc:
+    except DagsterPipesExecutionError as exc:
         reason = _failure_reason(log_file) or str(exc)
         raise TrainingError(f"training process for {spec.run_name} failed: {reason}; log: {log_file}") from exc
     wall = time.monotonic() - started

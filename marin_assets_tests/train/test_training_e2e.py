@@ -1,0 +1,149 @@
+"""Real MaxText training on CPU through Dagster: plan -> run, streaming, checks, kill -9 + exact resume,
+silent-failure detection, and the preflight refusal. Tiny model, one module-scoped storage root.
+
+Regenerate the committed loss baseline after an intended numerics change:
+    MARIN_UPDATE_BASELINES=1 .venv/bin/pytest marin_assets_tests/train/test_training_e2e.py -k uninterrupted
+"""
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import dagster as dg
+import psutil
+import pytest
+
+from marin_assets.resources.storage import StorageResource
+from marin_assets.train.baseline import baseline_from_result, format_baseline
+from marin_assets.train.checkpoints import latest_checkpoint_step
+from marin_assets.train.definitions import build_defs
+from marin_assets.train.runs import TrainingRuns
+from marin_assets_tests.train.mixture_fixture import build_mixture
+
+pytestmark = pytest.mark.slow
+
+BASELINES = Path(__file__).parent / "baselines"
+TINY = {"model": "tiny-0.2m", "mixture": "tiny", "budget": {"steps": 61}, "eval": {"interval": 30},
+        "checkpoint": {"period": 10}, "log_period": 5, "resources": {"accelerator": "cpu", "memory_gib": 4}}
+RUNS = TrainingRuns(runs={
+    "tiny-fixture": TINY,
+    "tiny-fixture-resume": TINY,
+    "tiny-exhausted": {**TINY, "budget": {"steps": 120}},  # ~70 batches of data
+    "tiny-too-big": {**TINY, "resources": {"accelerator": "cpu", "memory_gib": 0.001}},
+})
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    root = tmp_path_factory.mktemp("storage")
+    build_mixture(root)
+    defs = build_defs(RUNS, baselines_dir=BASELINES)
+    plan = defs.get_assets_def("training_plan")
+    run = defs.get_assets_def("training_run")
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    checks = list(defs.asset_checks)
+    os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(root / "jax_cache"))
+    return {"root": root, "assets": [plan, run, mixture, *checks]}
+
+
+def materialize(env, run_name, instance=None):
+    if instance is None:  # disposed in the calling thread (sqlite objects are per thread)
+        with dg.DagsterInstance.ephemeral() as own:
+            return materialize(env, run_name, own)
+    return dg.materialize(
+        env["assets"], partition_key=run_name, raise_on_error=False, instance=instance,
+        resources={"storage": StorageResource(root_uri=str(env["root"]))},
+        selection=["training_plan", "training_run"],
+    )
+
+
+def result_json(env, run_name):
+    return json.loads((env["root"] / "training" / run_name / "final" / "result.json").read_text())
+
+
+def check_results(result):
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(env):
+    instance = dg.DagsterInstance.ephemeral()
+    result = materialize(env, "tiny-fixture", instance)
+    assert result.success
+    logs = [(e.timestamp, e.user_message) for e in instance.all_logs(result.run_id)]
+    return result, result_json(env, "tiny-fixture"), logs
+
+
+def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env, uninterrupted):
+    result, res, logs = uninterrupted
+    mat = result.asset_materializations_for_node("training_run")[0]
+    meta = mat.metadata
+    assert mat.tags["dagster/data_version"] == res["checkpoint_hash"]
+    for key in ("final_eval_loss", "loss_curve_plot", "loss_curve", "tokens_per_s", "tflops_per_device",
+                "checkpoint_uri", "checkpoint_hash", "tensorboard_dir", "wandb"):
+        assert key in meta, key
+    assert meta["loss_curve_plot"].value.startswith("![loss curve](data:image/png;base64,")
+    assert res["checkpoint_step"] == 60 and [s for s, _ in res["loss_curve"]] == list(range(61))
+    assert res["loss_curve"][-1][1] < res["loss_curve"][0][1] - 1.0  # it learned
+    # final eval over the whole validation split (2,597 tokens; concat_then_split drops a short tail)
+    assert res["eval_tokens"] >= 0.95 * 2597 and res["eval_curve"][-1][0] == 60
+    assert (env["root"] / "training" / "tiny-fixture" / "final" / "_COMMITTED").exists()
+    # progress arrived while training ran, not in one batch at the end
+    step_logs = [t for t, m in logs if m.startswith("step ") and "/60 loss" in m]
+    finished = [t for t, m in logs if m.startswith("training finished")]
+    assert len(step_logs) >= 60 and finished and finished[0] - step_logs[0] > 0.5
+    if os.environ.get("MARIN_UPDATE_BASELINES"):
+        (BASELINES / "tiny-fixture.json").write_text(format_baseline(baseline_from_result(res)))
+    checks = check_results(result)
+    assert checks["preflight_fits"].passed
+    assert checks["loss_matches_baseline"].passed, checks["loss_matches_baseline"].description
+
+
+def test_kill_9_mid_run_then_resume_gives_the_same_checkpoint_hash(env, uninterrupted):
+    run_dir = env["root"] / "training" / "tiny-fixture-resume"
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.update(first=materialize(env, "tiny-fixture-resume")))
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and thread.is_alive() and time.monotonic() < deadline:
+        if (latest_checkpoint_step(str(run_dir / "checkpoints")) or 0) >= 10:
+            for child in psutil.Process().children(recursive=True):
+                if "marin_assets.train.maxtext_entry" in " ".join(child.cmdline()):
+                    child.send_signal(signal.SIGKILL)
+                    killed = latest_checkpoint_step(str(run_dir / "checkpoints"))
+        time.sleep(0.02)
+    thread.join()
+    assert killed is not None and killed < 60, "the training process was not killed mid-run"
+    assert not outcome["first"].success
+    assert not (run_dir / "final").exists()  # a crashed run never looks complete
+
+    second = materialize(env, "tiny-fixture-resume")
+    assert second.success
+    resumed = result_json(env, "tiny-fixture-resume")
+    assert resumed["resumed_from_step"] is not None and 10 <= resumed["resumed_from_step"] < 60
+    assert resumed["checkpoint_hash"] == uninterrupted[1]["checkpoint_hash"]
+    assert resumed["final_eval_loss"] == uninterrupted[1]["final_eval_loss"]
+
+
+def test_data_exhausted_before_last_step_fails_the_materialization(env):
+    result = materialize(env, "tiny-exhausted")
+    assert not result.success
+    failure = [e for e in result.all_events if e.is_step_failure][0]
+    text = str(failure.event_specific_data.error)
+    assert "training process for tiny-exhausted failed: MaxText stopped early" in text
+    log = next((env["root"] / "training" / "tiny-exhausted" / "logs").glob("*.log")).read_text()
+    assert "Training stopped" in log and "MaxText stopped early" in log
+    assert not (env["root"] / "training" / "tiny-exhausted" / "final").exists()
+
+
+def test_preflight_refusal_blocks_training(env):
+    result = materialize(env, "tiny-too-big")
+    checks = check_results(result)
+    assert not checks["preflight_fits"].passed
+    assert "lower global_batch_size" in checks["preflight_fits"].description
+    assert not result.asset_materializations_for_node("training_run")
+    assert not (env["root"] / "training" / "tiny-too-big" / "checkpoints").exists()
