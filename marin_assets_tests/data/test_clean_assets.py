@@ -1,0 +1,60 @@
+"""cleaned_documents + counts_conserve materialized with Dagster; the uncleared-source refusal."""
+
+import json
+
+import dagster as dg
+import pytest
+
+from marin_assets.data.clean_assets import cleaned_documents, counts_conserve
+from marin_assets.data.compliance import source_inventory
+from marin_assets.data.raw_assets import raw_corpus
+from marin_assets.data.sources import load_sources
+from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
+
+
+def _materialize(tmp_path, assets, spark_resource, partition="dirty_web"):
+    return dg.materialize(
+        assets,
+        resources={"storage": StorageResource(root_uri=str(tmp_path / "store")), "spark": spark_resource},
+        partition_key=partition,
+        instance=dg.DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+
+
+@pytest.mark.slow
+def test_cleaned_documents_materializes_with_per_rule_counts_and_conserving_check(tmp_path, spark_resource):
+    result = _materialize(tmp_path, [raw_corpus, cleaned_documents, counts_conserve], spark_resource)
+    assert result.success
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key == cleaned_documents.key]
+    metadata = event.materialization.metadata
+    out = tmp_path / "store" / "cleaned" / "dirty_web"
+    stats = json.loads((out / "stats.json").read_text())
+    assert metadata["records_in"].value == stats["records_in"] == 49
+    assert metadata["quarantined[malformed_json]"].value == 2
+    per_rule = {k[len("rejected[") : -1]: v.value for k, v in metadata.items() if k.startswith("rejected[")}
+    assert per_rule == stats["rejected_by_rule"] and sum(per_rule.values()) == stats["rejected"]
+    assert (out / "_COMMITTED").exists() and (out / "documents" / "part-00000.parquet").exists()
+    [check] = result.get_asset_check_evaluations()
+    assert check.passed and check.metadata["accounted"].value == 49
+    assert event.materialization.tags["dagster/data_version"] == json.loads((out / "_provenance.json").read_text())[
+        "output_hash"
+    ]
+
+
+def test_uncleared_source_is_refused(tmp_path, write_registry, spark_resource):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.jsonl").write_text('{"id": "1", "text": "text of unknown origin"}\n')
+    entry = source_entry("dirty_web", str(tmp_path / "src" / "*.jsonl"), license="NOASSERTION")
+    write_registry([entry])
+    entry["provenance"]["checksum"] = source_inventory(load_sources().get("dirty_web"))["content_hash"]
+    write_registry([entry])
+    assert _materialize(tmp_path, [raw_corpus], spark_resource).success  # inventory says: not cleared
+
+    result = _materialize(tmp_path, [cleaned_documents], spark_resource)
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert "is not cleared for use" in failure.event_specific_data.error.to_string()
+    assert "NOASSERTION" in failure.event_specific_data.error.to_string()
+    assert not (tmp_path / "store" / "cleaned" / "dirty_web").exists()
