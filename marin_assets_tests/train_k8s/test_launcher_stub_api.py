@@ -18,6 +18,7 @@ from kubernetes.client.exceptions import ApiException
 from marin_assets.train.k8s import SliceClient, SliceFailed, TpuPodLauncher
 from marin_assets.train.k8s.manifests import LaunchRequest, build_workload
 from marin_assets.train.resources import ResourceConfig
+from marin_assets_tests.deployments.rbac import rbac_allows
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401  (fixture)
 from marin_assets_tests.train_k8s.stub_kube import StubKube
 
@@ -42,6 +43,12 @@ def _launcher(kube: StubKube, bucket: str, **overrides) -> TpuPodLauncher:
     settings = dict(namespace=NAMESPACE, image="trainer:test", pipes_bucket=bucket, api_host=kube.host,
                     poll_interval_s=0.2, pipes_interval_s=0.2)
     return TpuPodLauncher(**{**settings, **overrides})
+
+
+def _assert_rbac_grants_every_call(kube: StubKube) -> None:
+    """Every call the launcher made is one deployments/k8s/rbac.yaml grants (in its namespace)."""
+    for method, path in kube.requests:
+        assert rbac_allows(method, path.replace(f"/namespaces/{NAMESPACE}/", "/namespaces/marin-train/")), path
 
 
 def _alive(kube: StubKube) -> list[str]:
@@ -92,6 +99,7 @@ def test_slice_runs_reports_through_gcs_pipes_and_cleans_up(gcs_emulator, resour
                    for path in deletes)
         assert any("/services/" in path for path in deletes) == (kind == "Job")
         assert kube.objects == {} and kube.pods == {}
+        _assert_rbac_grants_every_call(kube)
 
 
 @pytest.mark.slow
@@ -106,6 +114,8 @@ def test_pod_failure_raises_with_log_tail_and_deletes_the_slice(gcs_emulator):
         failed_pod = next(p for p in kube.created_pods if p.env["MARIN_WORKER_ID"] == "1")
         assert f"pod {failed_pod.name}" in message
         assert kube.objects == {} and _alive(kube) == []
+        assert any(path.endswith("/log") for _, path in kube.requests)
+        _assert_rbac_grants_every_call(kube)
 
 
 @pytest.mark.slow
