@@ -139,6 +139,7 @@ def test_interrupt_deletes_the_running_slice(gcs_emulator):
         assert kube.objects == {} and _alive(kube) == []
 
 
+@pytest.mark.slow
 def test_timeout_while_pending_deletes_the_slice(gcs_emulator):
     resources = ResourceConfig(accelerator="tpu", tpu_type="v5litepod-4")  # single host
     with StubKube(run_pods=False) as kube:
