@@ -1,9 +1,9 @@
 """Tokenize one source's cleaned documents into Parquet token shards, in parallel.
 
 Shards are cut every `documents_per_shard` input documents, in input order, so shard boundaries
-(and bytes) do not depend on how many workers ran. With more than one shard and worker, shards are
-encoded by a pool of single-threaded processes; otherwise in this process with the tokenizer's
-own thread pool.
+(and bytes) do not depend on how many workers ran. With one worker, shards are encoded in this
+process on the tokenizer's own (Rust, all-core) thread pool; with more, by a pool of
+single-threaded processes (spawned: the caller's main module must be import-safe).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def iter_documents(files: list[str], rows: int, columns=("id", "text")) -> Itera
 
 
 def tokenize_source(files: list[str], source: str, out_dir: str, settings: EncodeSettings,
-                    documents_per_shard: int, workers: int = 0) -> dict:
+                    documents_per_shard: int, workers: int = 1) -> dict:
     """Write out_dir/shard-NNNNN.parquet; return the stats recorded in metadata and stats.json."""
     documents = count_rows(files)
     shard_count = math.ceil(documents / documents_per_shard)
