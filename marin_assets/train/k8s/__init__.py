@@ -4,7 +4,7 @@
 image, which has dagster-pipes but not dagster, and importing it must not pull dagster in.
 """
 
-__all__ = ["TpuPodLauncher", "SliceClient", "SliceFailed", "LaunchRequest", "build_workload"]
+__all__ = ["TpuPodLauncher", "SliceClient", "SliceFailed", "LaunchRequest", "build_workload", "launch_on_tpu_slice"]
 
 
 def __getattr__(name: str):
@@ -12,6 +12,10 @@ def __getattr__(name: str):
         from marin_assets.train.k8s.resource import TpuPodLauncher
 
         return TpuPodLauncher
+    if name == "launch_on_tpu_slice":
+        from marin_assets.train.k8s.training import launch_on_tpu_slice
+
+        return launch_on_tpu_slice
     if name in ("SliceClient", "SliceFailed"):
         from marin_assets.train.k8s import launcher
 

@@ -1,0 +1,74 @@
+"""The "kubernetes" launcher of training_run: the same TrainingRunSpec, trained on a TPU slice.
+
+Like `launch_local`, but MaxText runs in the TPU image on every host of the slice. The MaxText
+config travels in the pods' environment (MARIN_MAXTEXT_YAML) and each pod writes it to a local
+file before starting the same entry point as local runs, so nothing needs a shared filesystem
+except the run folder on gs://, where MaxText writes checkpoints and TensorBoard events and where
+the config is also kept for the record. The lead pod reports the result through Pipes (GCS).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import dagster as dg
+
+from marin_assets.core.storage import Storage
+from marin_assets.train.checkpoints import latest_checkpoint_step
+from marin_assets.train.k8s.resource import TpuPodLauncher
+from marin_assets.train.local_launcher import (
+    ENTRY_MODULE,
+    TrainingError,
+    TrainingResult,
+    collect_result,
+    plan_run,
+    run_paths,
+)
+from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
+from marin_assets.train.preflight import require_fits
+from marin_assets.train.runs import TrainingRunSpec
+
+CONFIG_ENV = "MARIN_MAXTEXT_YAML"
+POD_CONFIG_PATH = "/tmp/marin/maxtext.yml"
+
+
+def pod_command(entry_module: str = ENTRY_MODULE, config_path: str = POD_CONFIG_PATH) -> list[str]:
+    """Write the config carried in $MARIN_MAXTEXT_YAML to a local file, then exec the entry on it.
+
+    `${VAR}` is expanded by the shell in the pod (Kubernetes only expands `$(VAR)`).
+    """
+    folder = config_path.rsplit("/", 1)[0]
+    script = (f'mkdir -p {folder} && printf "%s" "${{{CONFIG_ENV}}}" > {config_path} '
+              f"&& exec python -m {entry_module} {config_path}")
+    return ["sh", "-c", script]
+
+
+def maxtext_yaml_text(keys: dict) -> str:
+    """The config file exactly as local runs write it (one writer: maxtext_config.write_maxtext_yaml)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return Path(write_maxtext_yaml(keys, f"{folder}/maxtext.yml")).read_text()
+
+
+def launch_on_tpu_slice(
+    context: dg.AssetExecutionContext, spec: TrainingRunSpec, storage: Storage, mixture_info: MixtureLike,
+    launcher: TpuPodLauncher,
+) -> TrainingResult:
+    if storage.is_local:
+        raise TrainingError(f"{spec.run_name}: a TPU slice writes to shared storage; set MARIN_STORAGE_ROOT to gs://...")
+    report = plan_run(spec, mixture_info)
+    require_fits(report)
+    paths = run_paths(storage, spec)
+    text = maxtext_yaml_text(maxtext_keys(spec, mixture_info, paths))
+    config_uri = f"{paths.run_dir}/maxtext.yml"
+    resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
+    storage.fs.pipe(config_uri, text.encode())
+    started = time.monotonic()
+    invocation = launcher.run(context=context, command=pod_command(), resources=spec.resources,
+                              run_name=spec.run_name, output_uri=paths.base_output_directory,
+                              env={CONFIG_ENV: text})
+    messages = invocation.get_custom_messages()
+    if not messages:
+        raise TrainingError(f"{spec.run_name}: the slice finished without a result from its lead pod")
+    return collect_result(spec, paths, report, messages[-1], config_uri, time.monotonic() - started, resumed_from)
