@@ -2,18 +2,19 @@
 
 import dagster as dg
 
-from marin_assets.data.definitions import defs as data_defs
-from marin_assets.governance.definitions import defs as governance_defs
+# Stage modules, not their Definitions objects: Dagster allows one Definitions at module scope.
+from marin_assets.data import definitions as data
+from marin_assets.governance import definitions as governance
 from marin_assets.resources import executor_for, resources_for
-from marin_assets.scaling.definitions import defs as scaling_defs
-from marin_assets.tokenize.definitions import defs as tokenize_defs
-from marin_assets.train.definitions import defs as train_defs
+from marin_assets.scaling import definitions as scaling
+from marin_assets.tokenize import definitions as tokenize
+from marin_assets.train import definitions as train
 
 defs = dg.Definitions.merge(
-    data_defs,
-    tokenize_defs,
-    train_defs,
-    scaling_defs,
-    governance_defs,
+    data.defs,
+    tokenize.defs,
+    train.defs,
+    scaling.defs,
+    governance.defs,
     dg.Definitions(resources=resources_for(), executor=executor_for()),
 )
