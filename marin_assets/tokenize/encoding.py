@@ -24,14 +24,17 @@ class EncodeSettings:
 
 
 @functools.cache
-def _load(tokenizer_dir: str) -> tuple[Tokenizer, int, int]:
+def _load(tokenizer_dir: str, expected_hash: str) -> tuple[Tokenizer, int, int]:
+    """Cached per (folder, hash): a folder rewritten by a new tokenizer is never served from the cache."""
     summary = summarize_tokenizer(tokenizer_dir)
+    if summary.hash != expected_hash:
+        raise ValueError(f"{tokenizer_dir} holds tokenizer {summary.hash[:12]}, not the expected {expected_hash[:12]}")
     return Tokenizer.from_file(os.path.join(tokenizer_dir, TOKENIZER_FILE)), summary.bos_id, summary.eos_id
 
 
 def encode_documents(texts: list[str | None], settings: EncodeSettings) -> tuple[np.ndarray, np.ndarray]:
     """int32 offsets (len = documents + 1) and int32 values; a null text encodes like "" (BOS/EOS only)."""
-    tok, bos_id, eos_id = _load(settings.tokenizer_dir)
+    tok, bos_id, eos_id = _load(settings.tokenizer_dir, settings.tokenizer_hash)
     extra = int(settings.add_bos) + int(settings.add_eos)
     lengths_parts, value_parts = [], []
     for start in range(0, len(texts), settings.batch_documents):

@@ -91,7 +91,19 @@ def write_tokenizer_dir(tok: Tokenizer, spec: TokenizerSpec, folder: str) -> Tok
 
 
 def build_tokenizer(spec: TokenizerSpec, texts: Iterable[str], folder: str) -> TokenizerSummary:
-    tok = train_bpe(texts, spec) if spec.kind == TokenizerKind.TRAIN else import_tokenizer(spec)
+    if spec.kind == TokenizerKind.IMPORT:
+        return write_tokenizer_dir(import_tokenizer(spec), spec, folder)
+    seen = [0]
+
+    def counted():
+        for text in texts:
+            seen[0] += 1
+            yield text
+
+    tok = train_bpe(counted(), spec)
+    if seen[0] == 0:
+        raise TokenizerError(f"tokenizer {spec.name!r}: no training documents (sources empty or training_fraction "
+                             "kept none)")
     return write_tokenizer_dir(tok, spec, folder)
 
 

@@ -87,3 +87,14 @@ def test_length_histogram_counts_every_document():
     hist = length_histogram(np.array([0, 3, 16, 17, 32, 33, 1000]))
     assert hist["<=16"] == 3 and hist["17-32"] == 2 and hist["33-64"] == 1 and hist["513-1024"] == 1
     assert sum(hist.values()) == 7
+
+
+def test_a_rewritten_tokenizer_folder_is_not_served_from_the_cache(tmp_path):
+    folder, text = str(tmp_path / "tok"), " ".join(synthetic_texts("dirty_web", 3))
+    first = build_tokenizer(TokenizerSpec(name="t", vocab_size=400), synthetic_texts("dirty_web", 50), folder)
+    _, first_ids = encode_documents([text], EncodeSettings(folder, first.hash, True, True, 10))
+    second = build_tokenizer(TokenizerSpec(name="t", vocab_size=270), synthetic_texts("dirty_web", 50), folder)
+    _, second_ids = encode_documents([text], EncodeSettings(folder, second.hash, True, True, 10))
+    assert len(second_ids) > len(first_ids)  # the smaller vocabulary was loaded, not the cached one
+    with pytest.raises(ValueError, match="not the expected"):
+        encode_documents([text], EncodeSettings(folder, "0" * 64, True, True, 10))

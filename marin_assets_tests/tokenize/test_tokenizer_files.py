@@ -82,3 +82,8 @@ def test_summary_refuses_a_config_whose_special_token_is_unknown(tmp_path):
     json.dump(config, open(tmp_path / CONFIG_FILE, "w"))
     with pytest.raises(TokenizerError, match="eos_token"):
         summarize_tokenizer(str(tmp_path))
+
+
+def test_training_on_no_documents_is_an_error(tmp_path):
+    with pytest.raises(TokenizerError, match="no training documents"):
+        build_tokenizer(TokenizerSpec(name="t"), [], str(tmp_path))
