@@ -37,17 +37,27 @@ def _read_records(spec: SourceSpec, max_record_bytes: int):
     return read
 
 
-def _near_duplicates(spark, kept):
-    """ids to drop as near duplicates: all but the smallest id of each LSH-connected cluster."""
+def lsh_buckets(docs):
+    """LSH buckets with more than one document: (band, key, rep = smallest id, ids)."""
     from pyspark.sql import functions as F
 
-    buckets = (
-        kept.where(F.col("bands").isNotNull())
+    return (
+        docs.where(F.col("bands").isNotNull())
         .select("id", F.posexplode("bands").alias("band", "key"))
         .groupBy("band", "key")
         .agg(F.min("id").alias("rep"), F.collect_set("id").alias("ids"))
         .where(F.size("ids") > 1)
     )
+
+
+def near_duplicate_ids(docs) -> list[str]:
+    """ids to drop as near duplicates: all but the smallest id of each LSH-connected cluster.
+
+    Each bucket contributes star edges (rep, member), so the pairs collected are O(documents).
+    """
+    from pyspark.sql import functions as F
+
+    buckets = lsh_buckets(docs)
     edges = buckets.select("rep", F.explode("ids").alias("id")).where(F.col("id") != F.col("rep")).distinct()
     pairs = [(r["rep"], r["id"]) for r in edges.collect()]
     return sorted(cluster_representatives(pairs))
@@ -83,7 +93,7 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
         dropped = dropped.unionByName(exact)
         kept = marked.where(F.col("id") == F.col("_first")).drop("_first")
     if recipe.dedup.near:
-        near_ids = _near_duplicates(spark, kept)
+        near_ids = near_duplicate_ids(kept)
         if near_ids:
             near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
             dropped = dropped.unionByName(near)

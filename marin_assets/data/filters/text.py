@@ -30,10 +30,10 @@ PUNCTUATION = frozenset(
 ) | TERMINAL_PUNCTUATION
 
 # spaCy-English-like rules, applied to each whitespace-separated chunk that is not plain alphanumeric.
-_PREFIX_RE = re.compile(r"""\.{2,}|\u2026|[`(\[{"'\u00ab\u201c\u2018\u201e<#*&\u00a7%=$\u20ac\u00a3\u00a5!?,;:\u2014\u2013]|\+(?!\d)""")
+_PREFIX_RE = re.compile(r"""\.{2,}|\u2026|[_`(\[{"'\u00ab\u201c\u2018\u201e<#*&\u00a7%=$\u20ac\u00a3\u00a5!?,;:\u2014\u2013]|\+(?!\d)""")
 _SUFFIX_RE = re.compile(
-    r"""(?:\.{2,}|\u2026|['\u2019](?:s|S|m|re|ve|ll|d)|n['\u2019]t|[)\]}"'\u00bb\u201d\u2019>,;:!?%*\u2014\u2013]"""
-    r"""|(?<=[0-9])\+|(?<=[0-9a-z\u00df-\u00ff%+)\]}"'\-])\.|(?<=[A-Z][A-Z])\.)$"""
+    r"""(?:\.{2,}|\u2026|\):|:\]|['\u2019](?:s|S|m|re|ve|ll|d)|n['\u2019]t|[_()\]}"'\u00bb\u201d\u2019>,;:!?%*\u2014\u2013]"""
+    r"""|(?<=[0-9])\+|(?<=[0-9a-z\u00df-\u00ff%+)\]}"'\u201d\u2019\-])\.|(?<=[A-Z][A-Z])\.)$"""
 )
 _INFIX_RE = re.compile(
     r"""(\.{2,}|\u2026|(?<=[^\W_])-+(?=[^\W\d_])|(?<=\d)[+\-*^](?=[\d-])|(?<=[^\W_])[:<>=/](?=[^\W\d_])"""

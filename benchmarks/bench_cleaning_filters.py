@@ -1,0 +1,108 @@
+"""Cleaning throughput: our Spark job vs datatrove running the same quality filters on the same documents.
+
+Both sides: Gopher repetition -> Gopher quality -> C4 (filter_no_terminal_punct=False) -> FineWeb,
+reading JSONL and writing the kept documents. Ours: clean_source on Spark local[2] (language id and
+dedup switched off, since datatrove runs neither here). Peer: datatrove LocalPipelineExecutor, tasks=2.
+Prints docs/s of both, the ratio, and how often both made the same keep/reject decision.
+
+    .venv/bin/python benchmarks/bench_cleaning_filters.py [--docs 100000] [--workdir /tmp/bench_clean]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import build_corpus  # noqa: E402
+
+from marin_assets.data.cleaning_job import clean_source  # noqa: E402
+from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings, LanguageSettings, SparkSettings  # noqa: E402
+from marin_assets.data.filters.c4 import C4Config  # noqa: E402
+from marin_assets.data.filters.pipeline import FilterSettings  # noqa: E402
+from marin_assets.data.sources import SourceSpec  # noqa: E402
+from marin_assets.resources.spark import SparkResource  # noqa: E402
+
+
+def run_ours(corpus: Path, out: Path) -> tuple[float, set[str]]:
+    spark = SparkResource(master="local[2]", conf={"spark.driver.memory": "4g"}).get_session()
+    spark.sparkContext.setLogLevel("ERROR")
+    spec = SourceSpec(name="bench", uri=f"{corpus}/*.jsonl", format="jsonl", license="CC0-1.0")
+    recipe = CleaningRecipe(
+        language=LanguageSettings(allowlist=[]),
+        filters=FilterSettings(c4=C4Config(filter_no_terminal_punct=False)),
+        dedup=DedupSettings(exact=False, near=False),
+        spark=SparkSettings(partitions=8),
+    )
+    spark.range(10).count()  # session and JVM warm-up is not part of the measurement
+    start = time.perf_counter()
+    stats = clean_source(spark, spec, recipe, str(out))
+    elapsed = time.perf_counter() - start
+    assert stats["conserved"], stats
+    return elapsed, set(pq.read_table(out / "documents", columns=["id"]).column("id").to_pylist())
+
+
+def run_datatrove(corpus: Path, out: Path) -> tuple[float, set[str]]:
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.filters import (
+        C4QualityFilter,
+        FineWebQualityFilter,
+        GopherQualityFilter,
+        GopherRepetitionFilter,
+    )
+    from datatrove.pipeline.readers import JsonlReader
+    from datatrove.pipeline.writers import JsonlWriter
+
+    executor = LocalPipelineExecutor(
+        pipeline=[
+            JsonlReader(str(corpus)),
+            GopherRepetitionFilter(),
+            GopherQualityFilter(),
+            C4QualityFilter(filter_no_terminal_punct=False),
+            FineWebQualityFilter(),
+            JsonlWriter(str(out / "kept")),
+        ],
+        tasks=2,
+        workers=2,
+        logging_dir=str(out / "logs"),
+    )
+    start = time.perf_counter()
+    executor.run()
+    elapsed = time.perf_counter() - start
+    kept = set()
+    for path in (out / "kept").glob("*"):
+        with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as f:
+            kept.update(json.loads(line)["id"] for line in f)
+    return elapsed, kept
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_clean"))
+    args = parser.parse_args()
+    shutil.rmtree(args.workdir, ignore_errors=True)
+    docs = build_corpus(args.docs, args.workdir / "corpus")
+    ids = [d["id"] for d in docs]
+    mb = sum(len(d["text"].encode()) for d in docs) / 1e6
+    print(f"corpus: {len(docs):,} documents, {mb:.0f} MB")
+
+    ours_s, ours_kept = run_ours(args.workdir / "corpus", args.workdir / "ours")
+    peer_s, peer_kept = run_datatrove(args.workdir / "corpus", args.workdir / "datatrove")
+    agree = sum((i in ours_kept) == (i in peer_kept) for i in ids) / len(ids)
+    ours_rate, peer_rate = len(ids) / ours_s, len(ids) / peer_s
+    print(f"ours (Spark local[2])        {ours_rate:10,.0f} docs/s  ({ours_s:.1f} s, kept {len(ours_kept):,})")
+    print(f"datatrove (tasks=2)          {peer_rate:10,.0f} docs/s  ({peer_s:.1f} s, kept {len(peer_kept):,})")
+    print(f"ratio ours/datatrove         {ours_rate / peer_rate:10.2f}x   (target >= 2x)")
+    print(f"keep/reject decision agreement {agree:.4f}")
+
+
+if __name__ == "__main__":
+    main()
