@@ -55,6 +55,7 @@ def test_shards_record_their_tokenizer_and_are_reproducible(tmp_path, tokenizer_
         write_shard(table.replace_schema_metadata(None), str(tmp_path / "3.parquet"))
 
 
+@pytest.mark.slow  # spawns a process pool
 def test_parallel_and_serial_tokenization_write_identical_shards(tmp_path, tokenizer_dir):
     storage = Storage(str(tmp_path / "root"))
     texts = synthetic_texts("debian_licenses", 230) + [None, ""]
