@@ -12,6 +12,7 @@ import os
 import shutil
 import statistics
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -28,6 +29,8 @@ from marin_assets.train.preflight import PreflightReport, ProfileEstimate, extra
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
 
 ENTRY_MODULE = "marin_assets.train.maxtext_entry"
+# Keys that may differ between attempts of one run without changing what it computes.
+RESUME_NEUTRAL_KEYS = {"jax_cache_dir"}
 JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
 
 
@@ -91,6 +94,8 @@ def launch_local(
     log_file = f"{paths.run_dir}/logs/train-{time.strftime('%Y%m%dT%H%M%S')}.log"
 
     started = time.monotonic()
+    # The orchestrator idles while the child trains: load what the result step needs meanwhile.
+    threading.Thread(target=_warm_imports, daemon=True).start()
     client = dg.PipesSubprocessClient(env=spec.resources.process_env())
     try:
         invocation = client.run(
@@ -105,6 +110,14 @@ def launch_local(
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
     return collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+
+
+def _warm_imports() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import tensorboardX.proto.event_pb2  # noqa: F401
 
 
 def _failure_reason(log_file: str) -> str | None:
@@ -126,7 +139,9 @@ def _refuse_changed_config(config_path: str, keys: dict) -> None:
     except FileNotFoundError:
         return
     previous.pop("base_config", None)
-    changed = sorted(k for k in set(previous) | set(keys) if previous.get(k) != keys.get(k))
+    changed = sorted(
+        k for k in (set(previous) | set(keys)) - RESUME_NEUTRAL_KEYS if previous.get(k) != keys.get(k)
+    )
     if changed:
         raise TrainingError(
             f"{config_path} has checkpoints from a run with a different config (keys {changed}); "

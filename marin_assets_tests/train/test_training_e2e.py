@@ -32,6 +32,7 @@ RUNS = TrainingRuns(runs={
     "tiny-fixture": TINY,
     "tiny-fixture-resume": TINY,
     "tiny-exhausted": {**TINY, "budget": {"steps": 120}},  # ~70 batches of data
+    "tiny-profile": TINY,
     "tiny-too-big": {**TINY, "resources": {"accelerator": "cpu", "memory_gib": 0.001}},
 })
 
@@ -147,3 +148,21 @@ def test_preflight_refusal_blocks_training(env):
     assert "lower global_batch_size" in checks["preflight_fits"].description
     assert not result.asset_materializations_for_node("training_run")
     assert not (env["root"] / "training" / "tiny-too-big" / "checkpoints").exists()
+
+
+def test_profiling_mode_extrapolates_wall_time_and_chip_hours(env):
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize(
+            env["assets"], partition_key="tiny-profile", instance=instance, selection=["training_plan"],
+            resources={"storage": StorageResource(root_uri=str(env["root"]))},
+            run_config={"ops": {"training_plan": {"config": {"profile_steps": 6}}}},
+        )
+    assert result.success
+    meta = result.asset_materializations_for_node("training_plan")[0].metadata
+    median = meta["profile_median_step_s"].value
+    assert 0 < median < 5 and meta["profile_steps"].value == 6
+    assert meta["estimated_wall_hours"].value == pytest.approx(median * 61 / 3600, abs=1e-4)
+    plan = json.loads((env["root"] / "training" / "tiny-profile" / "plan" / "plan.json").read_text())
+    assert plan["profile"]["estimated_chip_hours"] == pytest.approx(median * 61 / 3600)
+    assert not (env["root"] / ".cache" / "profile" / "training" / "tiny-profile-profile").exists()
+    assert not (env["root"] / "training" / "tiny-profile" / "checkpoints").exists()  # the real run is untouched
