@@ -9,51 +9,63 @@ CLEAN = [
     "carried in donated armchairs, and built shelves along the windows so that the afternoon light falls on "
     "the books. Children come after school to do their homework, and on Thursday evenings a retired teacher "
     "runs a reading group for adults who want to practise their English. The librarian says the room is "
-    "busier than she expected, and that the most borrowed books are still detective novels and cookbooks.",
+    "busier than she expected, and that the most borrowed books are still detective novels and cookbooks."
+    " Next year the library hopes to add a small corner for local history. Anyone with old photographs of the village is invited to lend them for scanning.",
     "Bread needs only four ingredients: flour, water, salt and yeast. The quality of the loaf depends mostly "
     "on time. A slow rise in a cool kitchen lets the yeast produce more flavour, and folding the dough every "
     "half hour builds strength without hard kneading. Bake it in a very hot oven with a tray of water on the "
-    "lowest shelf; the steam keeps the crust soft long enough for the bread to expand before it sets.",
+    "lowest shelf; the steam keeps the crust soft long enough for the bread to expand before it sets."
+    " Let the loaf cool completely before slicing it. Cutting warm bread releases steam and leaves the crumb gummy.",
     "Tides are caused mainly by the gravitational pull of the Moon, with a smaller contribution from the Sun. "
     "When the Sun, the Moon and the Earth line up, at new moon and full moon, the two effects add together "
     "and produce spring tides with the largest range. A week later, when the Sun and the Moon pull at right "
-    "angles, the range is smallest; these are called neap tides. Local coastlines can amplify the effect.",
+    "angles, the range is smallest; these are called neap tides. Local coastlines can amplify the effect."
+    " In some bays the difference between high and low water exceeds ten metres. Elsewhere, such as in enclosed seas, the tide is barely noticeable.",
     "Our cycling club meets every Sunday at eight in front of the railway station. The usual route follows the "
     "river for twenty kilometres, climbs through the vineyards and returns along the old canal. Beginners are "
     "welcome, and nobody is left behind: the group waits at the top of every hill. Bring a spare inner tube, "
-    "something to drink and a light jacket, because the weather in the valley changes quickly.",
+    "something to drink and a light jacket, because the weather in the valley changes quickly."
+    " After the ride most members stay for coffee at the bakery next to the station. New routes are announced there and on the notice board a week in advance.",
     "Version control lets a team work on the same code without overwriting each other's changes. Each commit "
     "records what changed, who changed it and why. Branches allow experiments to proceed in isolation, and a "
     "review before merging catches many mistakes early. Good commit messages explain the reason for a change "
-    "rather than repeating the change itself, which helps the person who reads the history years later.",
+    "rather than repeating the change itself, which helps the person who reads the history years later."
+    " Small commits are easier to review than large ones. They also make it simpler to find the change that introduced a bug.",
     "Honeybees communicate the location of food through a waggle dance. A forager returning to the hive runs "
     "a short straight line while shaking her body, then loops back and repeats. The angle of the run relative "
     "to vertical shows the direction of the flowers relative to the Sun, and the length of the waggle phase "
-    "indicates the distance. Other bees follow the dancer closely and then fly out to find the source.",
+    "indicates the distance. Other bees follow the dancer closely and then fly out to find the source."
+    " Researchers decoded this behaviour in the middle of the twentieth century. Since then it has become one of the best studied examples of animal communication.",
     "The museum's new exhibition traces the history of the city's harbour from a fishing village to a modern "
     "container port. Old maps show how the shoreline moved as marshes were drained and quays were built. A "
     "room of photographs documents the dock workers who loaded coffee, timber and grain by hand, and a short "
-    "film explains how the arrival of standard shipping containers changed the work within a single decade.",
+    "film explains how the arrival of standard shipping containers changed the work within a single decade."
+    " The exhibition is open every day except Monday. Entry is free for children and for residents of the city.",
     "Composting turns kitchen scraps and garden waste into a dark, crumbly soil improver. Mix green material, "
     "such as vegetable peelings and grass cuttings, with brown material, such as dry leaves and shredded "
     "cardboard. Keep the heap as damp as a wrung-out sponge and turn it every few weeks to let air in. After "
-    "six months to a year the compost is ready, and it smells of a forest floor rather than of rubbish.",
+    "six months to a year the compost is ready, and it smells of a forest floor rather than of rubbish."
+    " Avoid adding meat, dairy products or cooked food, which attract pests. Woody stems break down faster if you cut them into short pieces first.",
     "Learning a musical instrument as an adult is slower than as a child, but adults have advantages too. They "
     "can plan their practice, understand the theory behind what they play and choose music they really love. "
     "Teachers recommend short daily sessions instead of a long one at the weekend, recording yourself now and "
-    "then, and playing with other people as early as possible, even if the pieces are simple.",
+    "then, and playing with other people as early as possible, even if the pieces are simple."
+    " Progress is rarely steady, and plateaus are normal. Most learners find that a week away from the instrument helps more than it hurts.",
     "The town council has approved a plan to plant four hundred trees along the main roads over the next three "
     "years. The species were chosen to tolerate dry summers and salt on the roads in winter. Residents can "
     "sponsor a tree in front of their house and will receive a watering bag for the first two summers, when "
-    "young trees are most at risk. The council expects the streets to be noticeably cooler within a decade.",
+    "young trees are most at risk. The council expects the streets to be noticeably cooler within a decade."
+    " The first trees will be planted this autumn on the road to the hospital. A map on the council website shows the planned locations.",
     "Before a long hike, check the weather forecast and tell someone where you are going and when you expect "
     "to return. Carry a paper map even if your phone has one, since batteries fail in the cold. Pack more "
     "water than you think you will need, a warm layer, and something to eat. Turn back if the path becomes "
-    "unsafe; the mountain will still be there next year, and the summit is only halfway through the trip.",
+    "unsafe; the mountain will still be there next year, and the summit is only halfway through the trip."
+    " In winter, start early because the days are short. A head torch weighs very little and can turn an awkward descent into a safe one.",
     "Spreadsheets are often the first database a small business uses. They are flexible and familiar, but "
     "they become fragile as they grow: formulas are copied by hand, columns change meaning and several "
     "versions of the same file circulate by email. Moving the data into a proper database with a defined "
-    "schema, even a simple one, usually saves more time than it costs within the first few months.",
+    "schema, even a simple one, usually saves more time than it costs within the first few months."
+    " The migration does not have to happen at once. Many teams start by moving the most shared spreadsheet and keep the others until the new system has proved itself.",
 ]
 
 # Near duplicates: the same text with a few words changed or a sentence added (MinHash should merge them).
