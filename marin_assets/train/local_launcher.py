@@ -62,9 +62,10 @@ class TrainingResult:
         return asdict(self)
 
 
-def run_paths(storage: Storage, spec: TrainingRunSpec) -> RunPaths:
+def run_paths(storage: Storage, spec: TrainingRunSpec, output_parts: tuple[str, ...] = (layout.TRAINING,)) -> RunPaths:
+    """The run folder is <storage>/<output_parts...>/<run_name>/ (the scaling stage may pass its own parts)."""
     return RunPaths(
-        base_output_directory=storage.uri(layout.TRAINING),
+        base_output_directory=storage.uri(*output_parts),
         run_name=spec.run_name,
         jax_cache_dir=os.environ.get(JAX_CACHE_ENV) or storage.uri(".cache", "jax"),
     )
@@ -75,13 +76,17 @@ def plan_run(spec: TrainingRunSpec, mixture: MixtureLike) -> PreflightReport:
 
 
 def launch_local(
-    context: dg.AssetExecutionContext, spec: TrainingRunSpec, storage: Storage, mixture_info: MixtureLike
+    context: dg.AssetExecutionContext,
+    spec: TrainingRunSpec,
+    storage: Storage,
+    mixture_info: MixtureLike,
+    output_parts: tuple[str, ...] = (layout.TRAINING,),
 ) -> TrainingResult:
     if not storage.is_local:
         raise TrainingError("launch_local needs a local storage root; TPU runs go through the Kubernetes launcher")
     report = plan_run(spec, mixture_info)
     require_fits(report)
-    paths = run_paths(storage, spec)
+    paths = run_paths(storage, spec, output_parts)
     keys = maxtext_keys(spec, mixture_info, paths)
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
