@@ -72,3 +72,14 @@ def check_source_uri(
         f"{registry}: source {name!r}: uri {uri!r} resolves to {location!r}, outside the allowed roots "
         f"{roots}; add its folder to `allowed_roots` in the registry or to ${DATA_ROOTS_ENV}"
     )
+
+
+def require_files_within(name: str, files: list[str], roots: list[str]) -> list[str]:
+    """A glob can still reach outside through a symlinked folder below the root: check what it matched."""
+    outside = [f for f in files if not any(is_within(normalize(f), root) for root in roots)]
+    if outside:
+        raise SourceOutsideRootsError(
+            f"source {name!r}: {len(outside)} matched file(s) resolve outside the allowed roots {roots} "
+            f"(symlinks?), e.g. {outside[0]!r} -> {normalize(outside[0])!r}"
+        )
+    return files

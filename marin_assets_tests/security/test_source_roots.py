@@ -11,6 +11,7 @@ from marin_assets.data.source_roots import (
     check_source_uri,
     env_roots,
     normalize,
+    require_files_within,
 )
 from marin_assets.data.sources import load_sources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
@@ -88,3 +89,20 @@ def test_marin_data_roots_admits_a_registry_entry_outside_the_sample_data(tmp_pa
     monkeypatch.setenv("MARIN_DATA_ROOTS", str(outside))
     load_sources.cache_clear()
     assert load_sources().get("dirty_web").uri == str(outside / "*.jsonl")
+
+
+def test_a_glob_matching_through_a_symlinked_folder_is_caught_on_its_files(tmp_path):
+    root = tmp_path / "data"
+    (root / "ok").mkdir(parents=True)
+    (root / "ok" / "a.jsonl").write_text("{}\n")
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.jsonl").write_text("{}\n")
+    (root / "linked").symlink_to(outside)
+    roots = allowed_roots([str(root)])
+    check_source_uri("globbed", str(root / "*" / "*.jsonl"), roots)  # the pattern itself is inside
+    files = sorted(str(p) for p in root.glob("*/*.jsonl"))
+    with pytest.raises(SourceOutsideRootsError, match=r"1 matched file\(s\) .* -> '.*/private/secret.jsonl'"):
+        require_files_within("globbed", files, roots)
+    inside = [f for f in files if "/ok/" in f]
+    assert require_files_within("globbed", inside, roots) == inside
