@@ -99,4 +99,5 @@ def load_sources(path: str | Path = SOURCES_RECIPE) -> SourcesRegistry:
     for spec in registry.sources:  # before anything reads a file: an entry must not escape the data roots
         check_source_uri(spec.name, spec.uri, roots, registry=full, base=full.parent)
     resolved = [s.model_copy(update={"uri": resolve_uri(s.uri, full)}) for s in registry.sources]
-    return registry.model_copy(update={"sources": resolved})
+    # allowed_roots of a loaded registry: the effective, normalized roots (for require_files_within)
+    return registry.model_copy(update={"sources": resolved, "allowed_roots": roots})

@@ -20,6 +20,7 @@ from marin_assets_tests.data.registry_fixture import source_entry, write_registr
 def test_shipped_registry_loads_inside_the_sample_data_root():
     registry = load_sources()
     assert registry.sources and all(s.uri.startswith(str(SAMPLE_DATA) + "/") for s in registry.sources)
+    assert registry.allowed_roots[0] == str(SAMPLE_DATA)  # the effective roots, for checking matched files
 
 
 @pytest.mark.parametrize(
