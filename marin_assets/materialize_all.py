@@ -78,8 +78,7 @@ def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun)
 
 def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
     """Observe the observable source assets, so changed raw files show up as new data versions."""
-    graph = defs.resolve_asset_graph()
-    observable = [a for a in defs.assets if any(graph.get(k).is_observable for k in a.keys)]
+    observable = [a for a in defs.assets if isinstance(a, dg.SourceAsset) and a.is_observable]
     if observable:
         observe(observable, instance=instance, resources=defs.resources)
 
