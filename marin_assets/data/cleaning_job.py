@@ -71,7 +71,9 @@ def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) 
     records = spark.sparkContext.parallelize(files, len(files)).flatMap(
         _read_records(spec, recipe.max_record_bytes)
     )
-    raw = spark.createDataFrame(records, RECORD_SCHEMA).repartition(recipe.spark.partitions)
+    raw = spark.createDataFrame(records, RECORD_SCHEMA)
+    if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
+        raw = raw.repartition(recipe.spark.partitions)
     cleaner = RecordCleaner(recipe)
     rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
     try:

@@ -90,3 +90,21 @@ class RecordCleaner:
         for frame in batches:
             rows = [self.clean(rec) for rec in frame.to_dict("records")]
             yield pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+
+def lsh_band_batches(recipe: CleaningRecipe):
+    """mapInArrow body for dedup alone: batches of (id, text) -> batches of (id, bands)."""
+    import pyarrow as pa
+
+    dedup = recipe.dedup
+    hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed)
+    schema = pa.schema([("id", pa.string()), ("bands", pa.list_(pa.int64()))])
+
+    def run(batches: Iterable) -> Iterator:
+        for batch in batches:
+            signatures = (hasher.signature(text) for text in batch.column("text").to_pylist())
+            bands = [band_keys(s, dedup.bands, dedup.rows) if s is not None else None for s in signatures]
+            yield pa.RecordBatch.from_arrays([batch.column("id").cast(pa.string()), pa.array(bands, pa.list_(pa.int64()))],
+                                             schema=schema)
+
+    return run
