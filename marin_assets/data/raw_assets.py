@@ -14,6 +14,7 @@ from marin_assets.data import compliance as compliance_rules
 from marin_assets.data import readers, watch
 from marin_assets.data.compliance import compliance_problems, load_policy, source_inventory
 from marin_assets.data.partitions import SOURCE_PARTITIONS
+from marin_assets.data.source_roots import require_files_within
 from marin_assets.data.sources import load_sources
 from marin_assets.governance.licenses import INVENTORY_NAME
 from marin_assets.governance.recording import record_output
@@ -46,7 +47,10 @@ def source_files(context) -> dg.DataVersionsByPartition:
     description="Inventory of one raw source (files, sha256, license verdict); data version = hash of its files.",
 )
 def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
-    spec = load_sources().get(context.partition_key)
+    registry = load_sources()
+    spec = registry.get(context.partition_key)
+    # A glob can reach outside the allowed roots through a symlinked folder: refuse before reading.
+    require_files_within(spec.name, readers.list_source_files(spec), registry.allowed_roots)
     inventory = source_inventory(spec)
     problems = compliance_problems(spec, inventory, load_policy())
     for problem in problems:
