@@ -17,6 +17,11 @@ from dagster._core.definitions.observe import observe
 from dagster._core.loader import LoadingContextForTest
 
 
+# Asset metadata: the partitions `materialize-all` may run on this machine (e.g. CPU training runs,
+# not the TPU ones). Assets without it are planned over all their partitions.
+LOCAL_PARTITIONS_METADATA = "marin/local_partitions"
+
+
 @dataclass(frozen=True)
 class PlannedRun:
     asset_keys: tuple[dg.AssetKey, ...]
@@ -59,6 +64,10 @@ def plan(
         if not keys:
             continue
         partition_keys = partitions_def.get_partition_keys(dynamic_partitions_store=instance) if partitions_def else [None]
+        for key in keys:
+            local = asset_graph.get(key).metadata.get(LOCAL_PARTITIONS_METADATA)
+            if local is not None:
+                partition_keys = [pk for pk in partition_keys if pk in set(local)]
         for pk in partition_keys:
             if any(resolver.get_status(k, pk) != StaleStatus.FRESH for k in keys):
                 runs.append(PlannedRun(keys, pk))

@@ -16,6 +16,7 @@ import dagster as dg
 
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.storage import StorageResource
+from marin_assets.train.k8s.resource import TpuPodLauncher
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_LOCAL_ROOT = REPO_ROOT / ".marin" / "storage"
@@ -31,6 +32,10 @@ def _local_resources() -> dict:
     return {
         "storage": StorageResource(root_uri=os.environ.get("MARIN_STORAGE_ROOT", str(DEFAULT_LOCAL_ROOT))),
         "spark": SparkResource(master=os.environ.get("MARIN_SPARK_MASTER", "local[2]")),
+        # TPU runs need a cluster and gs:// storage; locally the launcher refuses them with that message.
+        "tpu_launcher": TpuPodLauncher(
+            namespace="marin-train", image="marin-tpu-train:unbuilt", pipes_bucket="unset", in_cluster=False
+        ),
     }
 
 
@@ -46,6 +51,12 @@ def _production_resources() -> dict:
                 "spark.executor.memory": "16g",
                 "spark.hadoop.fs.gs.impl": "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
             },
+        ),
+        "tpu_launcher": TpuPodLauncher(
+            namespace=dg.EnvVar("MARIN_TPU_NAMESPACE"),
+            image=dg.EnvVar("MARIN_TPU_TRAIN_IMAGE"),
+            service_account="marin-train",
+            pipes_bucket=dg.EnvVar("MARIN_PIPES_BUCKET"),
         ),
     }
 

@@ -13,6 +13,7 @@ import dagster as dg
 from marin_assets.core.hashing import code_version
 from marin_assets.governance.recording import record_output
 from marin_assets.resources.storage import StorageResource
+from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import bootstrap, isoflop, observations, outputs, parametric, plots, results, suite
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.isoflop import IsoflopFit
@@ -39,11 +40,14 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     predictions_version = code_version({**fit_section, "targets": target_budgets(recipe)}, results, plots)
 
     @dg.asset(name="scaling_run", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep],
-              code_version=run_version, kinds={"maxtext"},
+              code_version=run_version, kinds={"maxtext"}, pool="training",
               description=f"One run of the {name} suite (partition = C<budget>__<size>): trains D = C/(6N) tokens.")
-    def scaling_run(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+    def scaling_run(
+        context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
+    ) -> dg.MaterializeResult:
         run = by_key[context.partition_key]
-        return train_and_record(context, storage.storage, recipe, run, results.run_parts(name, run.key), run_version)
+        parts = results.run_parts(name, run.key)
+        return train_and_record(context, storage.storage, recipe, run, parts, run_version, tpu_launcher)
 
     all_runs = dg.AssetDep(scaling_run, partition_mapping=dg.AllPartitionMapping())
 

@@ -14,6 +14,7 @@ import dagster as dg
 from marin_assets.core.hashing import code_version
 from marin_assets.governance.recording import record_output
 from marin_assets.resources.storage import StorageResource
+from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import bootstrap, results
 from marin_assets.scaling.outputs import GROUP, bootstrap_laws, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun
@@ -73,11 +74,13 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.SpecificPartitionsPartitionMapping([recipe.mixture]))
 
     @dg.asset(name="heldout_run", group_name=GROUP, deps=[heldout_prediction, mixture_dep], code_version=run_version,
-              kinds={"maxtext"},
+              kinds={"maxtext"}, pool="training",
               description=f"The held-out run {held.key} (N={held.N:,}, D={held.D:,}); trains only when materialized.")
-    def heldout_run(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+    def heldout_run(
+        context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
+    ) -> dg.MaterializeResult:
         st = storage.storage
         st.require_committed(*prediction_parts(name))
-        return train_and_record(context, st, recipe, held, heldout_run_parts(name), run_version)
+        return train_and_record(context, st, recipe, held, heldout_run_parts(name), run_version, tpu_launcher)
 
     return [heldout_prediction, heldout_run]

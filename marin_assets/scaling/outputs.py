@@ -36,12 +36,14 @@ def write_png(staged, name: str, png: bytes) -> str:
     return f"{staged.final_uri}/{name}"
 
 
-def train_and_record(context, st: Storage, recipe: ScalingRecipe, run: SuiteRun, parts, version: str):
+def train_and_record(
+    context, st: Storage, recipe: ScalingRecipe, run: SuiteRun, parts, version: str, tpu_launcher=None
+):
     """Train one suite run with the training stage's launcher and commit its result.json."""
     spec = training_spec(recipe, run)
     mixture = mixture_for(st, spec)
     started_at = dt.datetime.now(dt.UTC).isoformat()
-    trained = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture)
+    trained = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
     payload = results.run_result(
         run, trained.final_eval_loss, vocab_size=spec.model.vocab_size_for(mixture.tokenizer_vocab_size),
         num_params=trained.num_params, flops_per_token=trained.flops_per_token,

@@ -13,16 +13,31 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import code_version, hash_json
+from marin_assets.governance.licenses import assert_sources_cleared, sources_behind
 from marin_assets.governance.recording import record_output
+from marin_assets.materialize_all import LOCAL_PARTITIONS_METADATA
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train import checkpoints, local_launcher, maxtext_config, maxtext_entry, models, preflight
 from marin_assets.train.local_launcher import launch_local, plan_run, profile_local, run_paths
 from marin_assets.train.report import loss_plot_png, preflight_metadata, result_metadata
+from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.runs import TrainingRuns
 
 MIXTURE_ASSET = dg.AssetKey("mixture")
 PLAN_DIR, FINAL_DIR = "plan", "final"
-LAUNCHERS = {"local": launch_local}  # "kubernetes": the TPU slice launcher plugs in here
+
+
+def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
+    from marin_assets.train.k8s import launch_on_tpu_slice
+
+    return launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher)
+
+
+# By ResourceConfig.launcher: the same spec trains on this machine or on every host of a TPU slice.
+LAUNCHERS = {
+    "local": lambda context, spec, storage, mixture, tpu_launcher: launch_local(context, spec, storage, mixture),
+    "kubernetes": _launch_on_tpu_slice,
+}
 
 
 class PlanConfig(dg.Config):
@@ -79,17 +94,20 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
 
     @dg.asset(
         name="training_run", partitions_def=partitions, group_name="train", deps=[training_plan, mixture_dep],
-        code_version=run_version, kinds={"maxtext"},
+        code_version=run_version, kinds={"maxtext"}, pool="training",
+        # materialize-all on a workstation trains only the runs this machine can run
+        metadata={LOCAL_PARTITIONS_METADATA: [n for n in names if runs.spec(n).resources.launcher == "local"]},
         description="A MaxText pre-training run; resumes from its last checkpoint; data version = checkpoint content hash.",
     )
-    def training_run(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+    def training_run(
+        context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
+    ) -> dg.MaterializeResult:
         st, spec = storage.storage, runs.spec(context.partition_key)
         st.require_committed(layout.TRAINING, spec.run_name, PLAN_DIR)
+        # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
+        assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
-        launcher = LAUNCHERS.get(spec.resources.launcher)
-        if launcher is None:
-            raise ValueError(f"run {spec.run_name!r} needs the {spec.resources.launcher!r} launcher, not wired here")
-        result = launcher(context, spec, st, mixture)
+        result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
         with st.atomic_dir(layout.TRAINING, spec.run_name, FINAL_DIR) as staged:
             staged.write_json(result.to_json(), "result.json")
             png = loss_plot_png(result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")

@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
-from contextlib import nullcontext
 
 import yaml
 
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
 
-PIPES_ENV = "DAGSTER_PIPES_CONTEXT"
 PROGRESS_LINES = 100  # step lines forwarded per run (evals and the last step always are)
 
 
@@ -64,11 +61,10 @@ class ProgressHandler(logging.Handler):
 
 
 def _pipes():
-    if os.environ.get(PIPES_ENV):
-        from dagster_pipes import open_dagster_pipes
+    # Local runs: Pipes through the subprocess' env; TPU pods: through GCS, worker 0 only.
+    from marin_assets.train.k8s.pod_pipes import open_worker_pipes
 
-        return open_dagster_pipes()
-    return nullcontext(None)
+    return open_worker_pipes()
 
 
 def run(config_path: str, log_file: str | None) -> dict:

@@ -11,6 +11,7 @@ from marin_assets.data.sources import load_sources
 from marin_assets.governance.licenses import INVENTORY_NAME, assert_sources_cleared, sources_behind
 from marin_assets.governance.recording import record_output
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import local_resources
 
 SOURCES = load_sources().names
 SOURCE_PARTITIONS = dg.StaticPartitionsDefinition(SOURCES)
@@ -67,7 +68,7 @@ STAND_INS = [raw_corpus, mixture, training_run]
 
 
 def materialize_chain(instance: dg.DagsterInstance, root: str) -> None:
-    resources = {"storage": StorageResource(root_uri=root)}
+    resources = local_resources(root)
     for source in SOURCES:
         dg.materialize(STAND_INS, selection=[raw_corpus], partition_key=source, instance=instance, resources=resources)
     dg.materialize(STAND_INS, selection=[mixture], partition_key="sample", instance=instance, resources=resources)

@@ -17,7 +17,7 @@ from marin_assets.governance.failure_catalog import (
     write_failure,
 )
 from marin_assets.governance.sensors import failure_catalog_sensor
-from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import local_resources
 
 SHARDS = dg.StaticPartitionsDefinition(["shard-a", "shard-b"])
 
@@ -72,7 +72,7 @@ def test_failed_materialization_is_recorded_by_the_sensor(tmp_path, capsys):
             dagster_instance=instance,
             dagster_run=result.dagster_run,
             dagster_event=result.get_run_failure_event(),
-            resources={"storage": StorageResource(root_uri=root)},
+            resources=local_resources(root),
             repository_def=defs.get_repository_def(),
         ).for_run_failure()
         failure_catalog_sensor(context)
@@ -92,7 +92,7 @@ def test_failed_materialization_is_recorded_by_the_sensor(tmp_path, capsys):
 
         # The catalog as an asset: a count and a table in the UI.
         materialized = dg.materialize([failure_catalog], instance=instance,
-                                      resources={"storage": StorageResource(root_uri=root)})
+                                      resources=local_resources(root))
         metadata = materialized.asset_materializations_for_node("failure_catalog")[0].metadata
         assert metadata["failures"].value == 1
         assert metadata["latest"].value.records[0].data["error"].startswith("ValueError: vocab mismatch")

@@ -13,8 +13,8 @@ from marin_assets.data.sources import load_sources
 from marin_assets.governance.assets import audit_report
 from marin_assets.governance.audit import build_audit, render_audit_markdown
 from marin_assets.governance.licenses import SourcesNotClearedError
-from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.governance.lineage_fixture import SOURCES, STAND_INS, materialize_chain, raw_corpus
+from marin_assets_tests.local_resources import local_resources
 
 
 def _real_problems(report: dict) -> list[str]:
@@ -90,7 +90,7 @@ def test_uncleared_source_blocks_training_and_shows_in_the_audit(tmp_path):
     instance = dg.DagsterInstance.ephemeral()
     materialize_chain(instance, root)
     storage = Storage(root)
-    resources = {"storage": StorageResource(root_uri=root)}
+    resources = local_resources(root)
     # The dirty_web snapshot changes and is refused by compliance.
     dg.materialize(
         STAND_INS, selection=[raw_corpus], partition_key="dirty_web", instance=instance, resources=resources,
@@ -111,7 +111,7 @@ def test_audit_report_asset_writes_markdown_and_json(chain, capsys):
     instance, storage = chain
     result = dg.materialize(
         [*STAND_INS, audit_report], selection=[audit_report], instance=instance,
-        resources={"storage": StorageResource(root_uri=storage.root_uri)},
+        resources=local_resources(storage.root_uri),
     )
     metadata = result.asset_materializations_for_node("audit_report")[0].metadata
     assert metadata["runs"].value == "tiny"

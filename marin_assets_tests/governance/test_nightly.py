@@ -16,7 +16,7 @@ from marin_assets.governance.nightly import (
     stage_complete,
 )
 from marin_assets.governance.schedules import nightly_validation_chain, nightly_validation_schedule
-from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import local_resources
 
 PLAN = load_nightly_plan()
 SOURCES = dg.StaticPartitionsDefinition(PLAN.sources)
@@ -101,7 +101,7 @@ def test_schedule_requests_the_data_stage_for_every_sample_source(tmp_path):
 
 @pytest.mark.slow
 def test_sensor_starts_the_next_stage_only_when_every_partition_succeeded(tmp_path):
-    storage = dg.Definitions(resources={"storage": StorageResource(root_uri=str(tmp_path / "storage"))})
+    storage = dg.Definitions(resources=local_resources(str(tmp_path / "storage")))
     defs = dg.Definitions.merge(dg.Definitions(assets=STAND_INS), governance_defs, storage)
     data_job = defs.resolve_job_def("nightly_data_job")
     tags = {NIGHT_TAG: "20261201T0300Z", STAGE_TAG: "nightly_data_job"}

@@ -11,6 +11,7 @@ from marin_assets.scaling.definitions import build_defs
 from marin_assets.scaling.heldout import heldout_run_parts
 from marin_assets.scaling.suite import heldout_run, suite_runs
 from marin_assets_tests.scaling.suite_fixture import LAW, fixture_recipe, synthetic_loss, write_result
+from marin_assets_tests.local_resources import local_resources
 
 FITS = ["isoflop_fit", "parametric_fit", "scaling_predictions"]
 
@@ -28,7 +29,7 @@ def suite(tmp_path_factory):
     assets = [*defs.assets, mixture]
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize(assets, selection=FITS + ["heldout_prediction"], instance=instance,
-                            resources={"storage": storage})
+                            resources=local_resources(storage.root_uri))
     return {"root": root, "recipe": recipe, "storage": storage, "runs": runs, "defs": defs, "assets": assets,
             "instance": instance, "result": result}
 
@@ -72,7 +73,7 @@ def test_preregistered_heldout_prediction_then_check(suite):
                  started_at="2999-01-01T00:00:00+00:00")
     check = suite["defs"].get_asset_checks_def(dg.AssetCheckKey(dg.AssetKey("heldout_run"), "heldout_prediction_error"))
     result = dg.materialize([*suite["assets"], check], selection=dg.AssetSelection.checks(check),
-                            resources={"storage": storage})
+                            resources=local_resources(storage.root_uri))
     evaluation = result.get_asset_check_evaluations()[0]
     assert evaluation.passed
     meta = evaluation.metadata
@@ -81,7 +82,7 @@ def test_preregistered_heldout_prediction_then_check(suite):
     assert abs(meta["relative_error"].value) <= 0.02
 
     # Once the held-out run exists, a new "prediction" would not be preregistered: refused.
-    again = dg.materialize(suite["assets"], selection=["heldout_prediction"], resources={"storage": storage},
+    again = dg.materialize(suite["assets"], selection=["heldout_prediction"], resources=local_resources(storage.root_uri),
                            raise_on_error=False)
     assert not again.success
     failure = next(e for e in again.all_events if e.is_step_failure)
@@ -98,7 +99,7 @@ def test_bad_runs_are_excluded_with_reasons_in_metadata(tmp_path):
     write_result(storage.storage, recipe.name, runs[5], 50.0, vocab_size=1024)
     defs = build_defs(recipe)
     mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
-    result = dg.materialize([*defs.assets, mixture], selection=["parametric_fit"], resources={"storage": storage})
+    result = dg.materialize([*defs.assets, mixture], selection=["parametric_fit"], resources=local_resources(storage.root_uri))
     meta = _meta(result, "parametric_fit")
     assert meta["n_runs"].value == len(runs) - 2 and meta["n_excluded"].value == 2
     assert "C1e10__d16l1: final_eval_loss is nan" in meta["excluded_runs"].value
@@ -107,7 +108,7 @@ def test_bad_runs_are_excluded_with_reasons_in_metadata(tmp_path):
 
 def test_a_landed_run_requests_the_fits_but_never_training(suite):
     instance = suite["instance"]
-    defs = dg.Definitions(assets=suite["assets"], resources={"storage": suite["storage"]})
+    defs = dg.Definitions(assets=suite["assets"], resources=local_resources(suite["storage"].root_uri))
     settled = dg.evaluate_automation_conditions(defs=defs, instance=instance)
     first = suite["runs"][0]
     write_result(suite["storage"].storage, suite["recipe"].name, first, synthetic_loss(first))

@@ -6,11 +6,11 @@ import os
 import dagster as dg
 import pytest
 
-from marin_assets.resources.storage import StorageResource
 from marin_assets.scaling.definitions import build_defs
 from marin_assets.scaling.suite import suite_runs
 from marin_assets_tests.scaling.suite_fixture import fixture_recipe
 from marin_assets_tests.train.mixture_fixture import build_mixture
+from marin_assets_tests.local_resources import local_resources
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     defs = build_defs(recipe)
     mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
     result = dg.materialize([*defs.assets, mixture], selection=["scaling_run"], partition_key=run.key,
-                            resources={"storage": StorageResource(root_uri=str(tmp_path))})
+                            resources=local_resources(str(tmp_path)))
     assert result.success
     saved = json.loads((tmp_path / "scaling" / recipe.name / "runs" / run.key / "result.json").read_text())
     assert saved["status"] == "succeeded" and saved["N"] == run.N and saved["D"] == run.D

@@ -18,12 +18,12 @@ from dagster._serdes import serialize_value
 from marin_assets.core.storage import MANIFEST_NAME, Storage
 from marin_assets.data.raw_assets import compliance, raw_corpus
 from marin_assets.resources.environments import REPO_ROOT
-from marin_assets.resources.storage import StorageResource
 from marin_assets.train.definitions import build_defs
 from marin_assets.train.local_launcher import run_paths
 from marin_assets.train.maxtext_config import maxtext_keys, write_maxtext_yaml
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.train.mixture_fixture import build_mixture
+from marin_assets_tests.local_resources import local_resources
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +70,7 @@ def secret_env(tmp_path, monkeypatch):
 def test_secrets_in_the_environment_never_reach_metadata_logs_or_files(secret_env, tmp_path):
     home, root = secret_env, tmp_path / "storage"
     build_mixture(root)
-    storage = {"storage": StorageResource(root_uri=str(root))}
+    storage = local_resources(str(root))
     with dg.DagsterInstance.from_config(str(home)) as instance:
         raw = dg.materialize([raw_corpus, compliance, canary], partition_key="debian_licenses",
                              resources=storage, instance=instance, selection=dg.AssetSelection.assets(raw_corpus))

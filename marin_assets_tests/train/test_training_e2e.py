@@ -16,12 +16,12 @@ import dagster as dg
 import psutil
 import pytest
 
-from marin_assets.resources.storage import StorageResource
 from marin_assets.train.baseline import baseline_from_result, format_baseline
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.train.mixture_fixture import build_mixture
+from marin_assets_tests.local_resources import local_resources
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +56,7 @@ def materialize(env, run_name, instance=None):
             return materialize(env, run_name, own)
     return dg.materialize(
         env["assets"], partition_key=run_name, raise_on_error=False, instance=instance,
-        resources={"storage": StorageResource(root_uri=str(env["root"]))},
+        resources=local_resources(str(env["root"])),
         selection=["training_plan", "training_run"],
     )
 
@@ -154,7 +154,7 @@ def test_profiling_mode_extrapolates_wall_time_and_chip_hours(env):
     with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize(
             env["assets"], partition_key="tiny-profile", instance=instance, selection=["training_plan"],
-            resources={"storage": StorageResource(root_uri=str(env["root"]))},
+            resources=local_resources(str(env["root"])),
             run_config={"ops": {"training_plan": {"config": {"profile_steps": 6}}}},
         )
     assert result.success

@@ -1,0 +1,10 @@
+"""Resources for tests that materialize assets directly: the local environment's, on a tmp root."""
+
+from marin_assets.resources import resources_for
+from marin_assets.resources.storage import StorageResource
+
+
+def local_resources(root_uri: str, **extra) -> dict:
+    """storage on `root_uri`, plus every other resource the local environment binds (tpu_launcher, ...)."""
+    resources = {k: v for k, v in resources_for("local").items() if k not in ("storage", "spark")}
+    return {**resources, "storage": StorageResource(root_uri=str(root_uri)), **extra}
