@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from marin_assets.data.extract import html_to_text
@@ -20,22 +21,39 @@ from marin_assets.data.sources import load_sources
 TARGET_CHARS = 3150
 
 
-def sample_paragraphs() -> list[str]:
-    paragraphs = []
+def sample_paragraphs(max_chars: int = 500) -> list[str]:
+    """Distinct paragraphs of the sample texts, long ones cut into pieces of at most ~max_chars.
+
+    Small pieces keep unrelated benchmark documents unrelated (no accidental near duplicates).
+    """
+    paragraphs = set()
     for spec in load_sources().sources:
         for path in list_source_files(spec):
             for rec in read_file(path, spec):
                 if isinstance(rec, RawRecord):
                     text = html_to_text(rec.content) if rec.content_type == "html" else rec.content
-                    paragraphs += [p for p in normalize_text(text).split("\n\n") if len(p) > 40]
-    return paragraphs
+                    for paragraph in normalize_text(text).split("\n\n"):
+                        paragraphs.update(_pieces(paragraph, max_chars))
+    return sorted(p for p in paragraphs if len(p) > 40)
+
+
+def _pieces(paragraph: str, max_chars: int) -> list[str]:
+    pieces, current = [], ""
+    for sentence in re.split(r"(?<=[.!?:;])\s+|\n", paragraph):
+        if current and len(current) + len(sentence) > max_chars:
+            pieces.append(current)
+            current = ""
+        current = f"{current} {sentence}" if current else sentence
+    return pieces + [current] if current else pieces
 
 
 def _edit_words(text: str, changes: int, vocab: list[str], rng: random.Random) -> str:
-    words = text.split(" ")
+    """Replace `changes` words (whitespace and line structure untouched)."""
+    parts = re.split(r"(\s+)", text)
+    word_slots = [i for i, p in enumerate(parts) if p and not p.isspace()]
     for _ in range(changes):
-        words[rng.randrange(len(words))] = rng.choice(vocab)
-    return " ".join(words)
+        parts[rng.choice(word_slots)] = rng.choice(vocab)
+    return "".join(parts)
 
 
 def build_corpus(n_docs: int, out_dir: Path, n_files: int = 8, seed: int = 0) -> list[dict]:
