@@ -31,6 +31,7 @@ STAGE_COMMANDS: tuple[tuple[str, tuple[str | None, ...]], ...] = (
     ("mixture", ("sample",)),
     ("training_plan,training_run", ("tiny-sample",)),
 )
+E2E_RUN = "tiny-sample"
 
 
 @dataclass
@@ -89,6 +90,11 @@ def make_workspace(root: Path) -> Workspace:
     for source in registry["sources"]:
         source["uri"] = str(ws.data_dir / source["uri"].split("sample_data/", 1)[1])
     (ws.recipes_dir / "sources.yaml").write_text(yaml.safe_dump(registry, sort_keys=False))
+    # One training run keeps the end-to-end graph small: every partition of it is then built.
+    runs_path = ws.recipes_dir / "training" / "runs.yaml"
+    runs = yaml.safe_load(runs_path.read_text())
+    runs["runs"] = {E2E_RUN: runs["runs"][E2E_RUN]}
+    runs_path.write_text(yaml.safe_dump(runs, sort_keys=False))
     return ws
 
 
