@@ -100,7 +100,8 @@ def _inventory_path(storage: StorageResource, source: str) -> tuple[str, ...]:
     return layout.RAW, source, INVENTORY_NAME
 
 
-@dg.sensor(target=raw_corpus, minimum_interval_seconds=60, description="Re-ingest sources whose files changed.")
+# The per-source assets share the source's partition, so a changed source re-runs exactly its partitions.
+@dg.sensor(target=dg.AssetSelection.assets(raw_corpus, "cleaned_documents"), minimum_interval_seconds=60, description="Re-ingest sources whose files changed.")
 def source_files_sensor(context: dg.SensorEvaluationContext):
     previous = watch.parse_cursor(context.cursor)
     current = dict(previous)
