@@ -69,9 +69,29 @@ def plan(
             if local is not None:
                 partition_keys = [pk for pk in partition_keys if pk in set(local)]
         for pk in partition_keys:
-            if any(resolver.get_status(k, pk) != StaleStatus.FRESH for k in keys):
+            if any(
+                resolver.get_status(k, pk) != StaleStatus.FRESH or _unanchored(instance, asset_graph, k, pk)
+                for k in keys
+            ):
                 runs.append(PlannedRun(keys, pk))
     return runs
+
+
+def _unanchored(instance: dg.DagsterInstance, asset_graph, key: dg.AssetKey, partition: str | None) -> bool:
+    """Materialized before its observable source was ever observed (e.g. by a plain CLI run)?
+
+    Dagster then records no pointer to the source's observation, and its stale check can never see
+    the source change afterwards. Re-materializing once anchors the provenance; the output's data
+    version is unchanged, so nothing downstream is recomputed.
+    """
+    observable = [p for p in asset_graph.get(key).parent_keys if asset_graph.get(p).is_observable]
+    if not observable:
+        return False
+    record = instance.get_latest_data_version_record(key, False, partition)
+    if record is None:
+        return False
+    tags = record.asset_materialization.tags or {}
+    return any(tags.get(f"dagster/input_event_pointer/{p.to_user_string()}") == "NULL" for p in observable)
 
 
 def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun) -> dg.ExecuteInProcessResult:
