@@ -18,6 +18,7 @@ from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
 from marin_assets.governance.recording import record_output
 from marin_assets.resources.spark import SparkResource
+from marin_assets.resources.spark_progress import spark_progress
 from marin_assets.resources.storage import StorageResource
 
 STATS_NAME = "stats.json"
@@ -46,7 +47,8 @@ def cleaned_documents(
     recipe = load_cleaning_recipe()
     session = spark.get_session()
     with store.atomic_dir(layout.CLEANED, source) as staged:
-        stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
+        with spark_progress(session, context.log):  # stage progress in the run log while Spark works
+            stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
         staged.write_json(stats, STATS_NAME)
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
