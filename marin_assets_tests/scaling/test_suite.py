@@ -34,7 +34,10 @@ def test_shipped_recipes_plan_isoflop_grids(path):
 def test_cpu_suite_fits_the_sample_mixture():
     recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
     assert recipe.mixture == "sample"
-    assert max(r.D for r in suite_runs(recipe) + [heldout_run(recipe)]) < 550_000  # ~600k train tokens
+    from marin_assets.tokenize.recipes import load_mixture_recipe
+
+    train_tokens = load_mixture_recipe("sample").train_tokens
+    assert max(r.D for r in suite_runs(recipe) + [heldout_run(recipe)]) < 0.9 * train_tokens  # never runs out
 
 
 def test_n_is_the_training_stages_count_without_vocab_tables():
