@@ -103,5 +103,12 @@ def build_mixture(root: Path, name: str = "tiny", train_docs: int = 600, validat
     source = {"target_weight": 1.0, "realised_weight": 1.0, "epochs": 1.0,
               "train_tokens": train_tokens, "validation_tokens": validation_tokens}
     (base / "mixture.json").write_text(json.dumps({**info.__dict__, "sources": {"toy": source}}, indent=2))
+    # Lineage the training gate checks: the mixture's manifest names its source, whose raw inventory
+    # carries a passing compliance verdict (as raw_corpus would write it).
+    (base / "_provenance.json").write_text(json.dumps({"licenses": {"toy": "CC0-1.0"}}))
     (base / "_COMMITTED").write_text("ok\n")
+    raw = root / "raw" / "toy"
+    raw.mkdir(parents=True, exist_ok=True)
+    (raw / "inventory.json").write_text(json.dumps({"license": "CC0-1.0", "compliance": {"cleared": True, "problems": []}}))
+    (raw / "_COMMITTED").write_text("ok\n")
     return info
