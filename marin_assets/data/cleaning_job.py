@@ -108,18 +108,23 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
     quarantined = rows.where(F.col("status") == QUARANTINED).select(source, "file", "offset", "reason", "excerpt")
 
     counts = Counter({(r["status"], r["reason"]): r["count"] for r in rows.groupBy("status", "reason").count().collect()})
-    dup_counts = Counter(r["dup_reason"] for r in dropped.collect())
+    dup_counts = Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
     dropped.unpersist()
-    n_kept = counts[(KEPT, None)] - sum(dup_counts.values())
-    n_files = max(1, math.ceil(n_kept / recipe.spark.rows_per_file))
+    n_duplicates = sum(dup_counts.values())
+    n_rejected = sum(c for (status, _), c in counts.items() if status == REJECTED) + n_duplicates
+
+    def files_for(n_rows: int) -> int:
+        return max(1, math.ceil(n_rows / recipe.spark.rows_per_file))
+
+    def table(name: str) -> str:
+        return posixpath.join(out_dir, name)
+
     written = {
-        "documents": write_parquet(final_kept, DOCUMENT_SCHEMA, posixpath.join(out_dir, "documents"), n_files,
-                                   "id", ["id", "text"]),
-        "rejected": write_parquet(rejected, REJECTED_SCHEMA, posixpath.join(out_dir, "rejected"),
-                                  max(1, math.ceil(sum(c for (s, _), c in counts.items() if s == REJECTED)
-                                                   / recipe.spark.rows_per_file)), "id", ["id", "reason", "text"]),
-        "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, posixpath.join(out_dir, "quarantine"), 1,
-                                    "file", ["file", "offset"]),
+        "documents": write_parquet(final_kept, DOCUMENT_SCHEMA, table("documents"),
+                                   files_for(counts[(KEPT, None)] - n_duplicates), "id", ["id", "text"]),
+        "rejected": write_parquet(rejected, REJECTED_SCHEMA, table("rejected"), files_for(n_rejected), "id",
+                                  ["id", "reason", "text"]),
+        "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file", ["file", "offset"]),
     }  # fmt: skip
     return _stats(counts, dup_counts, written)
 
