@@ -8,6 +8,7 @@ folder; the LR schedule length is pinned in the config so the numbers match an u
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
@@ -20,7 +21,8 @@ import dagster as dg
 from dagster._core.errors import DagsterPipesExecutionError
 
 from marin_assets.core import layout
-from marin_assets.core.storage import Storage
+from marin_assets.core.hashing import hash_json
+from marin_assets.core.storage import MANIFEST_NAME, Storage
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step
 from marin_assets.train.maxtext_config import MixtureLike, RunPaths, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.metrics import read_scalars, series
@@ -90,8 +92,18 @@ def launch_local(
     keys = maxtext_keys(spec, mixture_info, paths)
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
+    identity = _input_identity(storage, spec, mixture_info)
+    if resumed_from is not None and not _resumable(paths.run_dir, identity, resumed_from, spec.final_step):
+        # Finished, or trained on other data: resuming would mix two runs. Keep it aside, start over.
+        superseded = f"{paths.run_dir}.superseded-{time.strftime('%Y%m%dT%H%M%S')}"
+        os.rename(paths.run_dir, superseded)
+        context.log.warning(f"{spec.run_name}: previous run folder moved to {superseded}; training from scratch")
+        resumed_from = None
     if resumed_from is not None:
         _refuse_changed_config(config_path, keys)
+    os.makedirs(paths.run_dir, exist_ok=True)
+    with open(f"{paths.run_dir}/{IDENTITY_FILE}", "w") as f:
+        json.dump({"mixture": identity}, f)
     write_maxtext_yaml(keys, config_path)
     if resumed_from is not None:
         context.log.info(f"{spec.run_name}: resuming from checkpoint {resumed_from} of {spec.final_step}")
@@ -115,6 +127,31 @@ def launch_local(
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
     return collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+
+
+IDENTITY_FILE = "inputs.json"
+
+
+def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: MixtureLike) -> str:
+    """The mixture's data version (from its manifest), else a hash of its description."""
+    manifest = f"{storage.uri(layout.MIXTURES, spec.mixture)}/{MANIFEST_NAME}"
+    if storage.fs.exists(manifest):
+        with storage.fs.open(manifest, "r") as f:
+            recorded = json.load(f).get("output_hash")
+        if recorded:
+            return recorded
+    info = mixture_info.model_dump() if hasattr(mixture_info, "model_dump") else vars(mixture_info)
+    return hash_json(info)
+
+
+def _resumable(run_dir: str, identity: str, checkpoint_step: int, final_step: int) -> bool:
+    """An interrupted run of the same data resumes; a finished one or one on other data does not."""
+    try:
+        with open(f"{run_dir}/{IDENTITY_FILE}") as f:
+            previous = json.load(f).get("mixture")
+    except FileNotFoundError:
+        previous = None
+    return checkpoint_step < final_step and previous == identity
 
 
 def _warm_imports() -> None:
