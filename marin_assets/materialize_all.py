@@ -33,17 +33,16 @@ class PlannedRun:
 
 
 def _topological_batches(asset_graph) -> list[tuple[tuple[dg.AssetKey, ...], object]]:
-    """Asset keys grouped by level (a key's upstream is always in an earlier level), then by partitions."""
+    """Materializable asset keys, upstream first (by level), each with its partitions definition.
+
+    One asset per run: a failure then blocks only what really depends on it.
+    """
     batches = []
     for level in asset_graph.toposorted_asset_keys_by_level:
-        by_partitions: dict = {}
         for key in sorted(level, key=lambda k: k.to_user_string()):
             node = asset_graph.get(key)
-            if not node.is_materializable:
-                continue
-            by_partitions.setdefault(node.partitions_def, []).append(key)
-        for partitions_def, keys in by_partitions.items():
-            batches.append((tuple(keys), partitions_def))
+            if node.is_materializable:
+                batches.append(((key,), node.partitions_def))
     return batches
 
 
@@ -122,8 +121,10 @@ def materialize_all(
     started = time.monotonic()
     observe_sources(defs, instance)
     done: set[PlannedRun] = set()
+    failed: list[PlannedRun] = []
+    skipped: set[str] = set(exclude)
     while True:
-        runs = plan(defs, instance, exclude, only)
+        runs = plan(defs, instance, skipped, only)
         if not runs:
             break
         run = runs[0]
@@ -135,10 +136,29 @@ def materialize_all(
         print(f"[marin] materializing {run.describe()}", flush=True)
         result = execute(defs, instance, run)
         if not result.success:
-            print(f"[marin] FAILED: {run.describe()} (run {result.run_id}); see `dagster dev` or the log above")
-            return False
-    print(f"[marin] {len(done)} run(s) executed; graph up to date in {time.monotonic() - started:.1f}s", flush=True)
-    return True
+            # Keep going with the branches that do not depend on the failure; report it at the end.
+            failed.append(run)
+            blocked = _with_downstream(defs.resolve_asset_graph(), run.asset_keys)
+            skipped |= {k.to_user_string() for k in blocked}
+            print(f"[marin] FAILED: {run.describe()} (run {result.run_id}); skipping its downstream "
+                  f"({', '.join(sorted(k.to_user_string() for k in blocked))})", flush=True)
+    elapsed = time.monotonic() - started
+    print(f"[marin] {len(done)} run(s) executed, {len(failed)} failed, in {elapsed:.1f}s", flush=True)
+    for run in failed:
+        print(f"[marin] failed: {run.describe()} (its error is in the log above and in `marin failures list`)")
+    if not failed:
+        print("[marin] graph up to date", flush=True)
+    return not failed
+
+
+def _with_downstream(asset_graph, keys) -> set[dg.AssetKey]:
+    out, frontier = set(keys), list(keys)
+    while frontier:
+        for child in asset_graph.get(frontier.pop()).child_keys:
+            if child not in out:
+                out.add(child)
+                frontier.append(child)
+    return out
 
 
 def register(commands) -> None:
