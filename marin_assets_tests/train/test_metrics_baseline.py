@@ -68,7 +68,13 @@ def test_resuming_a_run_folder_with_a_different_config_is_refused(tmp_path):
     import dagster as dg
 
     from marin_assets.core.storage import Storage
-    from marin_assets.train.local_launcher import TrainingError, launch_local, run_paths
+    from marin_assets.train.local_launcher import (
+        IDENTITY_FILE,
+        TrainingError,
+        _input_identity,
+        launch_local,
+        run_paths,
+    )
     from marin_assets.train.maxtext_config import maxtext_keys, write_maxtext_yaml
     from marin_assets.train.runs import TrainingRunSpec
     from marin_assets_tests.train.mixture_fixture import build_mixture
@@ -80,6 +86,9 @@ def test_resuming_a_run_folder_with_a_different_config_is_refused(tmp_path):
     write_maxtext_yaml(maxtext_keys(old, mixture, paths), f"{paths.run_dir}/maxtext.yml")
     (Path(paths.checkpoints_dir) / "10").mkdir(parents=True)
     (Path(paths.checkpoints_dir) / "10" / "_CHECKPOINT_METADATA").write_text("{}")
+    # An interrupted run on the same mixture: the only case that resumes, so the config is compared.
+    identity = _input_identity(storage, old, mixture)
+    (Path(paths.run_dir) / IDENTITY_FILE).write_text(json.dumps({"mixture": identity}))
     longer = old.model_copy(update={"budget": old.budget.model_copy(update={"steps": 41})})
     with pytest.raises(TrainingError, match=r"different config \(keys \[.*'learning_rate_schedule_steps', 'steps'\]\)"):
         launch_local(dg.build_asset_context(), longer, storage, mixture)
