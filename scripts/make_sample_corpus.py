@@ -1,10 +1,11 @@
 """Build the small real sample corpus under marin_assets/sample_data/ (deterministic bytes).
 
-    apt-get install -y python3.11-doc      # only needed to rebuild; the output is committed
+    apt-get install -y python3.11-doc debian-handbook   # only needed to rebuild; the output is committed
     .venv/bin/python scripts/make_sample_corpus.py
 
 Sources (see marin_assets/sample_data/README.md for licenses):
   python_docs      Python 3.11 docs pages (tutorial, howto, faq) from Debian python3.11-doc, as WARC
+  debian_handbook  The Debian Administrator's Handbook (English HTML) from Debian debian-handbook, as WARC
   debian_licenses  /usr/share/common-licenses texts (Debian base-files), as JSONL
   dirty_web        hand-written dirty web-like text (scripts/sample_corpus/dirty_web_texts.py), as JSONL.gz
 
@@ -33,6 +34,8 @@ PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
 PYTHON_DOCS_SECTIONS = ("tutorial", "howto", "faq")
 PYTHON_DOCS_DATE = "2023-02-08T00:00:00Z"  # Python 3.11.2 release date
 COMMON_LICENSES = Path("/usr/share/common-licenses")
+DEBIAN_HANDBOOK = Path("/usr/share/doc/debian-handbook/html/en-US")
+DEBIAN_HANDBOOK_DATE = "2022-09-22T00:00:00Z"  # debian-handbook 11.20220922
 
 
 def _gzip(data: bytes) -> bytes:
@@ -42,16 +45,31 @@ def _gzip(data: bytes) -> bytes:
     return buffer.getvalue()
 
 
+def _pack_html_pages(out: Path, name: str, pages: list[Path], url_of, package: str, date: str) -> None:
+    """HTML pages as WARC/1.1 resource records, one gzip member per record (as crawlers write them)."""
+    info = f"software: marin_assets scripts/make_sample_corpus.py\r\nsource: Debian package {package}\r\n".encode()
+    members = [_gzip(warc_warcinfo_record(name, info, date=date))]
+    for page in pages:
+        members.append(_gzip(warc_resource_record(url_of(page), page.read_bytes(), date=date)))
+    (out / name).write_bytes(b"".join(members))
+
+
 def build_python_docs(out: Path) -> None:
     if not PYTHON_DOCS.is_dir():
         sys.exit(f"{PYTHON_DOCS} missing: apt-get install -y python3.11-doc")
     pages = sorted(p for section in PYTHON_DOCS_SECTIONS for p in (PYTHON_DOCS / section).glob("*.html"))
-    info = b"software: marin_assets scripts/make_sample_corpus.py\r\nsource: Debian package python3.11-doc\r\n"
-    members = [_gzip(warc_warcinfo_record("python_docs.warc.gz", info, date=PYTHON_DOCS_DATE))]
-    for page in pages:
-        url = f"https://docs.python.org/3.11/{page.relative_to(PYTHON_DOCS).as_posix()}"
-        members.append(_gzip(warc_resource_record(url, page.read_bytes(), date=PYTHON_DOCS_DATE)))
-    (out / "python_docs.warc.gz").write_bytes(b"".join(members))  # one gzip member per record, as usual
+    _pack_html_pages(out, "python_docs.warc.gz", pages,
+                     lambda p: f"https://docs.python.org/3.11/{p.relative_to(PYTHON_DOCS).as_posix()}",
+                     "python3.11-doc", PYTHON_DOCS_DATE)
+
+
+def build_debian_handbook(out: Path) -> None:
+    if not DEBIAN_HANDBOOK.is_dir():
+        sys.exit(f"{DEBIAN_HANDBOOK} missing: apt-get install -y debian-handbook")
+    pages = sorted(DEBIAN_HANDBOOK.glob("*.html"))
+    _pack_html_pages(out, "debian_handbook.warc.gz", pages,
+                     lambda p: f"https://debian-handbook.info/browse/stable/{p.name}",
+                     "debian-handbook", DEBIAN_HANDBOOK_DATE)
 
 
 def build_debian_licenses(out: Path) -> None:
@@ -103,6 +121,7 @@ def build_dirty_web(out: Path) -> None:
 def main() -> None:
     for name, build in (
         ("python_docs", build_python_docs),
+        ("debian_handbook", build_debian_handbook),
         ("debian_licenses", build_debian_licenses),
         ("dirty_web", build_dirty_web),
     ):

@@ -121,6 +121,7 @@ def test_sample_corpus_reads_with_the_expected_dirt():
         reasons = sorted(r.reason.split(":")[0] for r in records if isinstance(r, QuarantinedRecord))
         counts[source.name] = (sum(isinstance(r, RawRecord) for r in records), reasons)
     assert counts["python_docs"] == (46, [])
+    assert counts["debian_handbook"] == (127, [])
     assert counts["debian_licenses"] == (14, [])
     assert counts["dirty_web"] == (
         43,
