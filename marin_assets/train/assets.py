@@ -6,7 +6,6 @@ blocking check `preflight_fits` stops a run that would not fit before any device
 final checkpoint's content hash.
 """
 
-import shutil
 from dataclasses import asdict
 
 import dagster as dg
@@ -19,7 +18,7 @@ from marin_assets.materialize_all import LOCAL_PARTITIONS_METADATA
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train import checkpoints, local_launcher, maxtext_config, maxtext_entry, models, preflight
 from marin_assets.train.local_launcher import launch_local, plan_run, profile_local, run_paths
-from marin_assets.train.report import loss_plot_png, preflight_metadata, result_metadata
+from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.runs import TrainingRuns
 
@@ -109,18 +108,14 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
         mixture = mixture_for(st, spec)
         result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
         with st.atomic_dir(layout.TRAINING, spec.run_name, FINAL_DIR) as staged:
-            staged.write_json(result.to_json(), "result.json")
-            png = loss_plot_png(result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
-            with open(staged.join("loss_curve.png"), "wb") as f:
-                f.write(png)
-            shutil.copyfile(result.maxtext_config_path, staged.join("maxtext.yml"))
+            png = write_result_files(staged, result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
             return record_output(
                 context, staged, recipe=spec, code_version=run_version,
                 output_hash=result.checkpoint_hash,
                 devices=[f"{spec.resources.accelerator} x{spec.resources.num_devices()}"],
                 stats={"final_eval_loss": result.final_eval_loss, "checkpoint_step": result.checkpoint_step,
                        "mixture_tokenizer_hash": mixture.tokenizer_hash},
-                extra_metadata=result_metadata(result, png, f"{staged.final_uri}/loss_curve.png"),
+                extra_metadata=result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),
             )
 
     return training_plan, training_run

@@ -4,6 +4,8 @@
 is `<storage>/training/<run>/` (checkpoints/, tensorboard/, logs/, maxtext.yml); re-launching an
 interrupted run resumes from its last complete checkpoint (MaxText restores from its own run
 folder; the LR schedule length is pinned in the config so the numbers match an uninterrupted run).
+When W&B is configured (wandb_tracking), MaxText also logs the run there; offline runs land in
+the run folder's wandb/.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
 from marin_assets.train.preflight import PreflightReport, ProfileEstimate, extrapolate, preflight, require_fits
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
+from marin_assets.train.wandb_tracking import MAXTEXT_KEYS as WANDB_KEYS
+from marin_assets.train.wandb_tracking import new_run_id, require_installed, wandb_settings
 
 ENTRY_MODULE = "marin_assets.train.maxtext_entry"
 # Keys that may differ between attempts of one run without changing what it computes.
-RESUME_NEUTRAL_KEYS = {"jax_cache_dir"}
+RESUME_NEUTRAL_KEYS = {"jax_cache_dir", *WANDB_KEYS}
 JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
 
 
@@ -59,6 +63,7 @@ class TrainingResult:
     tensorboard_dir: str
     resumed_from_step: int | None = None
     preflight: dict = field(default_factory=dict)
+    wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -90,20 +95,27 @@ def launch_local(
     require_fits(report)
     paths = run_paths(storage, spec, output_parts)
     keys = maxtext_keys(spec, mixture_info, paths)
+    wandb = wandb_settings()
+    if wandb is not None:
+        require_installed(wandb)
+        keys.update(wandb.maxtext_keys(spec.run_name))
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
     identity = _input_identity(storage, spec, mixture_info)
-    if resumed_from is not None and not _resumable(paths.run_dir, identity, resumed_from, spec.final_step):
+    previous = _previous_inputs(paths.run_dir)
+    if resumed_from is not None and not _resumable(previous, identity, resumed_from, spec.final_step):
         # Finished, or trained on other data: resuming would mix two runs. Keep it aside, start over.
         superseded = f"{paths.run_dir}.superseded-{time.strftime('%Y%m%dT%H%M%S')}"
         os.rename(paths.run_dir, superseded)
         context.log.warning(f"{spec.run_name}: previous run folder moved to {superseded}; training from scratch")
-        resumed_from = None
+        resumed_from, previous = None, {}
     if resumed_from is not None:
         _refuse_changed_config(config_path, keys)
     os.makedirs(paths.run_dir, exist_ok=True)
+    # A resumed run keeps its W&B run id, so W&B shows one run, not one per attempt.
+    wandb_run_id = (resumed_from is not None and previous.get(WANDB_RUN_ID)) or new_run_id(spec.run_name)
     with open(f"{paths.run_dir}/{IDENTITY_FILE}", "w") as f:
-        json.dump({"mixture": identity}, f)
+        json.dump({"mixture": identity, WANDB_RUN_ID: wandb_run_id}, f)
     write_maxtext_yaml(keys, config_path)
     if resumed_from is not None:
         context.log.info(f"{spec.run_name}: resuming from checkpoint {resumed_from} of {spec.final_step}")
@@ -113,7 +125,10 @@ def launch_local(
     started = time.monotonic()
     # The orchestrator idles while the child trains: load what the result step needs meanwhile.
     threading.Thread(target=_warm_imports, daemon=True).start()
-    client = dg.PipesSubprocessClient(env=spec.resources.process_env())
+    env = spec.resources.process_env()
+    if wandb is not None:
+        env.update(wandb.process_env(wandb_run_id, paths.run_dir))
+    client = dg.PipesSubprocessClient(env=env)
     try:
         invocation = client.run(
             context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
@@ -130,6 +145,7 @@ def launch_local(
 
 
 IDENTITY_FILE = "inputs.json"
+WANDB_RUN_ID = "wandb_run_id"
 
 
 def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: MixtureLike) -> str:
@@ -144,14 +160,17 @@ def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: Mixtu
     return hash_json(info)
 
 
-def _resumable(run_dir: str, identity: str, checkpoint_step: int, final_step: int) -> bool:
-    """An interrupted run of the same data resumes; a finished one or one on other data does not."""
+def _previous_inputs(run_dir: str) -> dict:
     try:
         with open(f"{run_dir}/{IDENTITY_FILE}") as f:
-            previous = json.load(f).get("mixture")
+            return json.load(f)
     except FileNotFoundError:
-        previous = None
-    return checkpoint_step < final_step and previous == identity
+        return {}
+
+
+def _resumable(previous: dict, identity: str, checkpoint_step: int, final_step: int) -> bool:
+    """An interrupted run of the same data resumes; a finished one or one on other data does not."""
+    return checkpoint_step < final_step and previous.get("mixture") == identity
 
 
 def _warm_imports() -> None:
@@ -224,6 +243,7 @@ def collect_result(
         tensorboard_dir=paths.tensorboard_dir,
         resumed_from_step=resumed_from,
         preflight=report.to_json(),
+        wandb=summary.get("wandb"),
     )
 
 

@@ -6,8 +6,9 @@ Runs `maxtext.trainers.pre_train.train.main` (same code path as `python -m maxte
 pre_train.train <yml>`) with a logging handler that turns MaxText's step and eval lines into
 Pipes log messages while it trains. MaxText exits 0 on "Training stopped" (data exhausted,
 pipeline errors); this process fails instead unless the last checkpoint is the last step. It
-then hashes the final checkpoint here, where JAX is already loaded, and reports the result as a
-Pipes custom message. Outside Dagster (bare `python -m ...`) the same lines go to stderr.
+then hashes the final checkpoint here, where JAX is already loaded, finishes the W&B run MaxText
+opened (if W&B is configured), and reports the result as a Pipes custom message. Outside Dagster
+(bare `python -m ...`) the same lines go to stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import yaml
 
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
+from marin_assets.train.wandb_tracking import describe, finish_run
 
 PROGRESS_LINES = 100  # step lines forwarded per run (evals and the last step always are)
 
@@ -81,11 +83,15 @@ def run(config_path: str, log_file: str | None) -> dict:
         from maxtext.trainers.pre_train import train
 
         train.main(["train", config_path])
+        wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
         try:
             summary = _verify(handler, checkpoints_dir, steps)
         except TrainingFailed as exc:
             logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
             raise
+        summary["wandb"] = wandb_run
+        if wandb_run is not None:
+            report(f"W&B: {describe(wandb_run, None)}")
         if pipes:
             pipes.report_custom_message(summary)
         report(f"training finished: checkpoint {summary['checkpoint_step']} hash {summary['checkpoint_hash'][:16]}")

@@ -1,15 +1,19 @@
 """Read MaxText's progress: its stdout lines (live) and its TensorBoard event files (after the run).
 
 TensorBoard files are read with tensorboardX's protobufs, without TensorFlow. After a resume a run
-folder holds one event file per attempt; events are merged by step, later attempts winning.
+folder holds one event file per attempt; events are merged by step, later attempts winning. The
+folder may be local or on gs:// (TPU runs): it is read through fsspec, like every run-folder file.
 """
 
 from __future__ import annotations
 
-import glob
 import re
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import fsspec
 
 STEP_LINE = re.compile(
     r"completed step: (?P<step>\d+), seconds: (?P<seconds>[\d.]+),"
@@ -56,9 +60,9 @@ def parse_line(line: str) -> StepMetric | EvalMetric | str | None:
     return None
 
 
-def _read_records(path: str):
+def _read_records(fs, path: str):
     """TFRecord framing: u64 length, u32 crc, payload, u32 crc."""
-    with open(path, "rb") as f:
+    with fs.open(path, "rb") as f:
         while len(header := f.read(8)) == 8:
             (length,) = struct.unpack("<Q", header)
             f.read(4)
@@ -69,14 +73,25 @@ def _read_records(path: str):
             yield payload
 
 
+def event_files(tensorboard_dir: str) -> tuple[fsspec.AbstractFileSystem, list[str]]:
+    """The filesystem of the folder and its event files, oldest attempt first."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(tensorboard_dir)
+    if not fs.isdir(root):
+        return fs, []
+    files = [p for p in fs.find(root) if p.rsplit("/", 1)[-1].startswith("events.out.tfevents.")]
+    return fs, sorted(files, key=_event_file_time)
+
+
 def read_scalars(tensorboard_dir: str) -> dict[str, dict[int, float]]:
-    """tag -> {step: value} over every event file under the folder (oldest file first)."""
+    """tag -> {step: value} over every event file under the folder (local path or URI)."""
     from tensorboardX.proto import event_pb2
 
     out: dict[str, dict[int, float]] = {}
-    files = sorted(glob.glob(f"{tensorboard_dir}/**/events.out.tfevents.*", recursive=True), key=_event_file_time)
+    fs, files = event_files(tensorboard_dir)
     for path in files:
-        for payload in _read_records(path):
+        for payload in _read_records(fs, path):
             event = event_pb2.Event()
             event.ParseFromString(payload)
             for value in event.summary.value:

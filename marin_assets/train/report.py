@@ -1,17 +1,34 @@
-"""What a finished training run shows: result files, a loss-curve plot, and Dagster metadata values."""
+"""What a finished training run shows: result files, a loss-curve plot, and Dagster metadata values.
+
+The result files go to the run's final folder through the storage's filesystem, and the run's
+MaxText config is read from its run folder by URI, so both may be local or on gs:// (TPU runs).
+"""
 
 from __future__ import annotations
 
 import base64
 import io
-import os
 
 import dagster as dg
+import fsspec
 
+from marin_assets.core.storage import StagedOutput
 from marin_assets.train.local_launcher import TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
+from marin_assets.train.wandb_tracking import describe, wandb_settings
 
-WANDB_ENV = "WANDB_PROJECT"
+RESULT_FILE, PLOT_FILE, CONFIG_FILE = "result.json", "loss_curve.png", "maxtext.yml"
+
+
+def write_result_files(staged: StagedOutput, result: TrainingResult, title: str) -> bytes:
+    """result.json, the loss plot and the MaxText config the run used, into `staged`; returns the PNG."""
+    fs = staged.storage.fs
+    staged.write_json(result.to_json(), RESULT_FILE)
+    png = loss_plot_png(result, title)
+    fs.pipe_file(staged.join(PLOT_FILE), png)
+    with fsspec.open(result.maxtext_config_path, "rb") as f:
+        fs.pipe_file(staged.join(CONFIG_FILE), f.read())
+    return png
 
 
 def loss_plot_png(result: TrainingResult, title: str) -> bytes:
@@ -37,19 +54,6 @@ def loss_plot_png(result: TrainingResult, title: str) -> bytes:
     return buf.getvalue()
 
 
-def wandb_link() -> str:
-    """W&B is optional and not a dependency: report whether it is configured, never fail on it."""
-    project = os.environ.get(WANDB_ENV)
-    if not project:
-        return "not configured (set WANDB_PROJECT and install wandb)"
-    try:
-        import wandb  # noqa: F401
-    except ImportError:
-        return f"WANDB_PROJECT={project} but wandb is not installed; skipped"
-    entity = os.environ.get("WANDB_ENTITY", "")
-    return f"https://wandb.ai/{entity}/{project}" if entity else f"wandb project {project} (offline mode unless logged in)"
-
-
 def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> dict:
     image = base64.b64encode(plot_png).decode()
     curve_rows = [{"step": s, "loss": round(v, 6)} for s, v in result.loss_curve]
@@ -71,8 +75,17 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
         "wall_s": dg.MetadataValue.float(round(result.wall_s, 2)),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
-        "wandb": dg.MetadataValue.text(wandb_link()),
+        **wandb_metadata(result.wandb),
     }
+
+
+def wandb_metadata(run: dict | None) -> dict:
+    meta = {"wandb": dg.MetadataValue.text(describe(run, wandb_settings()))}
+    if run and run.get("url"):
+        meta["wandb"] = dg.MetadataValue.url(run["url"])
+    if run and run.get("dir"):
+        meta["wandb_dir"] = dg.MetadataValue.path(run["dir"])
+    return meta
 
 
 def preflight_metadata(plan: dict, profile: ProfileEstimate | None) -> dict:

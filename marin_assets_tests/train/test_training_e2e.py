@@ -34,6 +34,7 @@ RUNS = TrainingRuns(runs={
     "tiny-exhausted": {**TINY, "budget": {"steps": 120}},  # ~70 batches of data
     "tiny-profile": TINY,
     "tiny-too-big": {**TINY, "resources": {"accelerator": "cpu", "memory_gib": 0.001}},
+    "tiny-wandb": {**TINY, "budget": {"steps": 11}, "eval": {}},
 })
 
 
@@ -166,3 +167,27 @@ def test_profiling_mode_extrapolates_wall_time_and_chip_hours(env):
     assert plan["profile"]["estimated_chip_hours"] == pytest.approx(median * 61 / 3600)
     assert not (env["root"] / ".cache" / "profile" / "training" / "tiny-profile-profile").exists()
     assert not (env["root"] / "training" / "tiny-profile" / "checkpoints").exists()  # the real run is untouched
+
+
+def test_wandb_offline_logs_the_run_without_network(env, monkeypatch):
+    pytest.importorskip("wandb")
+    from marin_assets_tests.train.wandb_records import history
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_PROJECT", "marin-tests")
+    result = materialize(env, "tiny-wandb")
+    assert result.success
+    meta = result.asset_materializations_for_node("training_run")[0].metadata
+    res = result_json(env, "tiny-wandb")
+    run = res["wandb"]
+    assert run["mode"] == "offline" and run["project"] == "marin-tests" and run["url"] is None
+    assert meta["wandb"].value == f"offline run {run['id']} (project marin-tests); upload with: wandb sync {run['dir']}"
+    run_dir = env["root"] / "training" / "tiny-wandb"
+    assert meta["wandb_dir"].value == run["dir"] and Path(run["dir"]).parent == run_dir / "wandb"
+    # MaxText logged every train step and the final eval to W&B: the same numbers as TensorBoard.
+    logged = history(Path(run["dir"]))
+    assert sorted(s for s, m in logged.items() if "learning/loss" in m) == list(range(11))
+    for step, loss in res["loss_curve"]:
+        assert logged[step]["learning/loss"] == pytest.approx(loss, rel=1e-6)
+    assert logged[10]["eval/avg_loss"] == pytest.approx(res["final_eval_loss"], rel=1e-6)
+    assert json.loads((run_dir / "inputs.json").read_text())["wandb_run_id"] == run["id"]
