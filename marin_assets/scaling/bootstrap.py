@@ -1,23 +1,32 @@
 """Bootstrap confidence intervals for the parametric law: resample runs with replacement, refit.
 
 A resample is a vector of per-run multiplicities (weights), so every refit sees the same arrays and
-warm-starts from the full-data fit. Refits use the Huber objective by default, which is what
-Besiroglu et al. do for their published intervals (their point estimate is the likelihood fit): it
-converges in ~15 L-BFGS steps where the kinked likelihood needs ~150 BFGS steps, and it gives
-their intervals on the Chinchilla points. Refits are spread over worker processes.
+warm-starts from the full-data fit: its law and BFGS's curvature estimate from the grid search.
+Refits use the Huber objective by default, which is what Besiroglu et al. do for their published
+intervals (their point estimate is the likelihood fit): warm-started, it converges in ~10 BFGS
+steps where the kinked likelihood needs ~150, and it gives their intervals on the Chinchilla
+points (a test checks the warm start against a full grid search on resamples).
+
+With workers > 1, refits are spread over the calling process plus spawned workers: the
+caller works on chunks from the back of the queue while spawned workers (which take seconds to
+import scipy) take chunks from the front, so no core idles during start-up and a slow core does less.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from marin_assets.scaling.parametric import PARAM_NAMES, FitError, ParametricFit, ParametricLaw, fit_parametric
+from marin_assets.scaling.parametric import PARAM_NAMES, ParametricFit, ParametricLaw, refit_resamples
+
+CHUNK = 25  # refits per task (~0.1 s): small enough to balance the processes
 
 
 @dataclass(frozen=True)
@@ -54,37 +63,88 @@ def resample_weights(n_points: int, n_boot: int, seed: int) -> np.ndarray:
     return np.stack([np.bincount(row, minlength=n_points) for row in draws]).astype(float)
 
 
-def _refit_chunk(payload) -> list[dict]:
-    N, D, L, point, method, weight_rows = payload
-    rows = []
-    for weights in weight_rows:
-        try:
-            fit = fit_parametric(N, D, L, method=method, delta=point.delta, weights=weights, init=point)
-            rows.append({**fit.law.as_dict(), "converged": fit.converged})
-        except FitError:
-            rows.append({**{k: float("nan") for k in PARAM_NAMES}, "converged": False})
-    return rows
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def bootstrap_parametric(
     N, D, L, point: ParametricFit, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95,
     workers: int | None = None, refit_method: str = "huber",
 ) -> BootstrapResult:
-    """Refit on `n_boot` resamples of the runs, warm-started at `point` (same seed → same intervals)."""
+    """Refit on `n_boot` resamples of the runs, warm-started at `point` (same seed → same intervals).
+
+    `workers` counts processes including this one. None = this process alone: a warm-started refit
+    takes ~3 ms, and on the shared 2-core machine a second process made 1000 and 5000 refits slower
+    (a spawned worker spends 2-8 s importing scipy). Pass workers=available_cores() where cores idle.
+    """
     N, D, L = (np.asarray(v, float) for v in (N, D, L))
     weights = resample_weights(len(L), n_boot, seed)
-    if workers is None:  # starting worker processes costs seconds; only worth it for many refits
-        workers = 1 if n_boot < 300 else (os.cpu_count() or 1)
-    workers = max(1, min(workers, n_boot))
-    chunks = [(N, D, L, point, refit_method, part) for part in np.array_split(weights, workers)]
+    if workers is None:
+        workers = 1
+    chunks = [weights[i:i + CHUNK] for i in range(0, n_boot, CHUNK)]
+    workers = max(1, min(workers, len(chunks)))
+    task = (N, D, L, point)
     if workers == 1:
-        rows = _refit_chunk(chunks[0])
+        results = [refit_resamples(*task, rows, refit_method) for rows in chunks]
     else:
-        # spawn, not fork: the caller (Dagster, JAX) may be multi-threaded.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            rows = [row for part in pool.map(_refit_chunk, chunks) for row in part]
-    samples = pd.DataFrame(rows, columns=[*PARAM_NAMES, "converged"])
+        results = _map_shared(chunks, task, refit_method, n_spawned=workers - 1)
+    table = np.concatenate(results) if results else np.empty((0, len(PARAM_NAMES) + 1))
+    samples = pd.DataFrame(table[:, :-1], columns=list(PARAM_NAMES))
+    samples["converged"] = table[:, -1] == 1.0
     return BootstrapResult(samples, n_boot, int((~samples["converged"]).sum()), level, seed)
+
+
+def _map_shared(chunks, task, method, n_spawned) -> list[np.ndarray]:
+    """Results per chunk, in order; this process takes chunks from the back, the pool from the front.
+
+    When the queue is empty, this process also computes the chunks still out with workers (a worker
+    may still be importing scipy) instead of waiting; whichever copy finishes first is kept, and
+    both are the same deterministic refits.
+    """
+    queue, lock, results = deque(enumerate(chunks)), threading.Lock(), [None] * len(chunks)
+    out_with_workers: set[int] = set()
+
+    def take(from_front: bool):
+        with lock:
+            if not queue:
+                return None
+            if not from_front:
+                return queue.pop()
+            item = queue.popleft()
+            out_with_workers.add(item[0])
+            return item
+
+    def keep(index, rows):
+        with lock:
+            if results[index] is None:
+                results[index] = rows
+
+    # spawn, not fork: the caller (Dagster, JAX) may be multi-threaded.
+    pool = ProcessPoolExecutor(max_workers=n_spawned, mp_context=multiprocessing.get_context("spawn"))
+
+    def feed():  # one feeder thread per worker process; it only waits, so the GIL stays free
+        try:
+            while (item := take(from_front=True)) is not None:
+                keep(item[0], pool.submit(refit_resamples, *task, item[1], method).result())
+        except Exception:  # noqa: BLE001 - a broken worker: this process redoes its chunks below
+            return
+
+    try:
+        for _ in range(n_spawned):
+            threading.Thread(target=feed, daemon=True).start()
+        while (item := take(from_front=False)) is not None:
+            keep(item[0], refit_resamples(*task, item[1], method))
+        with lock:
+            unfinished = [index for index in sorted(out_with_workers) if results[index] is None]
+        for index in unfinished:
+            if results[index] is None:
+                keep(index, refit_resamples(*task, chunks[index], method))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)  # a worker still starting up exits on its own
+    return results
 
 
 def prediction_intervals(laws: list[ParametricLaw], budgets, level: float = 0.95,

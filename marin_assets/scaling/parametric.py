@@ -15,13 +15,12 @@ Pure numpy/scipy; the gradients are analytic so a 1000-sample bootstrap stays ch
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import product
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import logsumexp
-from scipy.stats import norm
+from scipy.special import logsumexp, ndtr
 
 PARAM_NAMES = ("E", "A", "B", "alpha", "beta")
 METHODS = ("mle", "huber")
@@ -74,9 +73,12 @@ class ParametricFit:
     n_points: int
     converged: bool
     starts: int
+    # BFGS's inverse-Hessian estimate of the Huber objective at its optimum (a by-product of the grid
+    # search): bootstrap refits start from it as well as from the law, so they need ~10 steps, not ~35.
+    huber_curvature: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
-        out = {k: v for k, v in asdict(self).items() if k != "law"}
+        out = {k: v for k, v in asdict(self).items() if k not in ("law", "huber_curvature")}
         return {**self.law.as_dict(), **out}
 
 
@@ -90,14 +92,23 @@ def _law_to_theta(law: ParametricLaw) -> np.ndarray:
 
 
 def _predict_and_jacobian(theta, log_n, log_d):
+    """log L predicted by lse(a - alpha log N, b - beta log D, e), and its (5, n) Jacobian.
+
+    Written out term by term (no stacking): it runs ~40 times per bootstrap refit.
+    """
     a, b, e, alpha, beta = theta
-    terms = np.stack([a - alpha * log_n, b - beta * log_d, np.full_like(log_n, e)])
-    top = terms.max(axis=0)
-    w = np.exp(terms - top)
-    total = w.sum(axis=0)
+    model_term = a - alpha * log_n
+    data_term = b - beta * log_d
+    top = np.maximum(np.maximum(model_term, data_term), e)
+    jac = np.empty((5, len(log_n)))
+    np.exp(model_term - top, out=jac[0])
+    np.exp(data_term - top, out=jac[1])
+    np.exp(e - top, out=jac[2])
+    total = jac[0] + jac[1] + jac[2]
     pred = top + np.log(total)
-    w /= total  # softmax weights: d pred / d (a, b, e)
-    jac = np.stack([w[0], w[1], w[2], -w[0] * log_n, -w[1] * log_d])
+    jac[:3] /= total  # softmax weights: d pred / d (a, b, e)
+    np.multiply(jac[0], -log_n, out=jac[3])
+    np.multiply(jac[1], -log_d, out=jac[4])
     return pred, jac
 
 
@@ -114,7 +125,7 @@ def _huber_objective(theta, log_n, log_d, log_l, weights, delta):
 
 
 def _huber_log_normaliser(delta: float) -> float:
-    return float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * norm.sf(delta)) + 2 * np.exp(-0.5 * delta**2) / delta))
+    return float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * ndtr(-delta)) + 2 * np.exp(-0.5 * delta**2) / delta))
 
 
 def _mle_objective(params, log_n, log_d, log_l, weights, delta, log_norm):
@@ -162,16 +173,45 @@ def fit_parametric(
     """
     if method not in METHODS:
         raise FitError(f"unknown method {method!r}; use one of {METHODS}")
-    N, D, L = _validate(N, D, L)
-    log_n, log_d, log_l = np.log(N), np.log(D), np.log(L)
+    log_n, log_d, log_l = _log_points(N, D, L)
     w = np.ones_like(log_l) if weights is None else np.asarray(weights, float)
-    args = (log_n, log_d, log_l, w, delta)
+    return _fit_logs((log_n, log_d, log_l, w, delta), method, grid, top_k, init)
 
+
+def refit_resamples(N, D, L, point: ParametricFit, weight_rows, method: str = "huber") -> np.ndarray:
+    """Refit once per row of `weight_rows` (bootstrap multiplicities), each warm-started at `point`.
+
+    Returns one row per resample: E, A, B, alpha, beta, converged (1.0/0.0); NaNs where the refit
+    failed. Validation and logs are done once for all rows; this is the bootstrap's worker function,
+    kept here so worker processes import only numpy and scipy.
+    """
+    log_n, log_d, log_l = _log_points(N, D, L)
+    rows = np.full((len(weight_rows), len(PARAM_NAMES) + 1), np.nan)
+    for i, weights in enumerate(np.asarray(weight_rows, float)):
+        try:
+            fit = _fit_logs((log_n, log_d, log_l, weights, point.delta), method, None, 0, point)
+        except FitError:
+            rows[i, -1] = 0.0
+            continue
+        rows[i] = [*(getattr(fit.law, name) for name in PARAM_NAMES), float(fit.converged)]
+    return rows
+
+
+def _log_points(N, D, L):
+    N, D, L = _validate(N, D, L)
+    return np.log(N), np.log(D), np.log(L)
+
+
+def _fit_logs(args, method, grid, top_k, init) -> ParametricFit:
+    log_l, delta = args[2], args[4]
     if init is not None and method == "mle" and init.log_scale is not None:
         # Warm start (bootstrap refits): straight to the likelihood, as Besiroglu et al. do.
         return _fit_mle(_law_to_theta(init.law), init.log_scale, args, delta, starts=1)
+    options = {}
     if init is not None:
         starts = [_law_to_theta(init.law)]
+        if init.huber_curvature is not None:
+            options["hess_inv0"] = init.huber_curvature
     else:
         grid = HOFFMANN_GRID if grid is None else np.asarray(grid, float)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -179,19 +219,25 @@ def fit_parametric(
         starts = list(grid[np.argsort(np.nan_to_num(scores, nan=np.inf))[:top_k]])
     best = None
     for start in starts:
-        res = minimize(_huber_objective, start, args=args, jac=True, method="BFGS")
+        res = minimize(_huber_objective, start, args=args, jac=True, method="BFGS", options=options)
         if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
             best = res
     if best is None:
         raise FitError("every Huber start diverged")
+    curvature = _positive_definite(best.hess_inv) if init is None else None
     if method == "huber":
-        return ParametricFit(_theta_to_law(best.x), method, delta, float(best.fun), None, len(L),
-                             bool(best.success), len(starts))
+        return ParametricFit(_theta_to_law(best.x), method, delta, float(best.fun), None, len(log_l),
+                             bool(best.success), len(starts), curvature)
+    return _fit_mle(best.x, 0.0, args, delta, starts=len(starts), curvature=curvature)
 
-    return _fit_mle(best.x, 0.0, args, delta, starts=len(starts))
+
+def _positive_definite(matrix) -> np.ndarray | None:
+    """The symmetric part of BFGS's inverse-Hessian estimate, if it is positive definite (else None)."""
+    sym = (np.asarray(matrix, float) + np.asarray(matrix, float).T) / 2
+    return sym if np.all(np.isfinite(sym)) and np.linalg.eigvalsh(sym)[0] > 0 else None
 
 
-def _fit_mle(theta0, log_scale0, args, delta, starts) -> ParametricFit:
+def _fit_mle(theta0, log_scale0, args, delta, starts, curvature=None) -> ParametricFit:
     """BFGS on the likelihood (L-BFGS-B stalls on this kinked objective)."""
     log_norm = _huber_log_normaliser(delta)
     res = minimize(_mle_objective, np.append(theta0, log_scale0), args=(*args, log_norm), jac=True, method="BFGS")
@@ -200,4 +246,4 @@ def _fit_mle(theta0, log_scale0, args, delta, starts) -> ParametricFit:
     # "Precision loss" is BFGS's normal exit at a kink; accept it if the gradient of the law is small.
     converged = bool(res.success or np.max(np.abs(res.jac[:5])) < 1e-2 * max(1.0, abs(res.fun)))
     return ParametricFit(_theta_to_law(res.x[:5]), "mle", delta, float(res.fun), float(res.x[5]),
-                         int(round(float(args[3].sum()))), converged, starts)
+                         int(round(float(args[3].sum()))), converged, starts, curvature)

@@ -7,7 +7,8 @@ from marin_assets.scaling.bootstrap import (
     prediction_intervals,
     resample_weights,
 )
-from marin_assets.scaling.parametric import fit_parametric
+from marin_assets.scaling.parametric import PARAM_NAMES, fit_parametric, refit_resamples
+from marin_assets_tests.scaling.chinchilla import chinchilla_points
 from marin_assets_tests.scaling.synthetic import TRUE_LAW, isoflop_points
 
 
@@ -48,3 +49,23 @@ def test_intervals_cover_the_true_law_and_are_reproducible(noisy):
 def test_percentile_interval_ignores_nan():
     assert percentile_interval([1.0, np.nan, 3.0, 2.0], level=1.0) == (1.0, 3.0)
     assert np.isnan(percentile_interval([np.nan])[0])
+
+
+def test_warm_started_refits_reach_the_full_grid_optimum_on_chinchilla_resamples():
+    """Refits start at the full-data law and its curvature instead of searching the 4500-point grid.
+
+    On resamples of the published points, the full grid search (best 20 starts, as the point fit
+    does) finds no better optimum than the warm start.
+    """
+    points = chinchilla_points()
+    N, D, L = points["N"], points["D"], points["loss"]
+    point = fit_parametric(N, D, L, method="mle")
+    assert point.huber_curvature is not None and "huber_curvature" not in point.as_dict()
+    weights = resample_weights(len(L), 1000, seed=0)[[0, 300, 800]]
+    warm = refit_resamples(N, D, L, point, weights)
+    for rows, refit in zip(weights, warm):
+        grid = fit_parametric(N, D, L, method="huber", weights=rows)
+        assert refit[-1] == 1.0  # converged
+        assert dict(zip(PARAM_NAMES, refit[:-1])) == pytest.approx(grid.law.as_dict(), rel=1e-3)
+        warm_fit = fit_parametric(N, D, L, method="huber", weights=rows, init=point)
+        assert warm_fit.objective == pytest.approx(grid.objective, rel=1e-6)
