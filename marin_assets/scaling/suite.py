@@ -1,11 +1,13 @@
 """Scaling recipe (recipes/scaling/*.yaml) -> the suite's runs, one per (budget, size[, seed]).
 
-FLOPs model (one, recorded with every run): C = 6 N D with N the NON-embedding parameter count
-(Kaplan et al. 2020). Why not total parameters: at CPU scale the embedding and unembedding tables
-are most of the model (vocab 1024 x emb 64 x 2 = 131k vs 99k in two layers) and do not buy loss the
-way layers do, so total-N isoFLOP curves mostly measure the vocabulary; non-embedding N gives
-clean power laws at small scale and converges to total N at TPU scale. MaxText's own per-token
-FLOPs (which include the unembedding matmul and attention) are recorded beside each result.
+FLOPs model (one, recorded with every run): C = 6 N D, with N = every parameter except the input
+embedding table: the layers plus the output projection (unembedding). Why: the input embedding is a
+lookup and costs no FLOPs, but the unembedding matmul does, and at CPU scale it is most of the
+compute (vocab 1024 x emb 32 = 33k against 16k parameters in one layer). Kaplan's non-embedding N
+undercounts those models' compute several-fold, which hands the smallest models several times the
+tokens their true compute buys and puts every isoFLOP minimum at the grid's small edge. With this N,
+6 N D is within 20% of MaxText's own count (the rest is attention: ~10% at seq_len 128, ~15% at
+2048) and converges to the usual 6 N D at TPU scale. MaxText's per-token FLOPs are recorded beside each result.
 
 Partition keys are `C<budget>__<size>` (plus `__s<seed>` for seeds other than 0), e.g. C3e10__d64l2.
 A flat static key rather than a 2-D MultiPartitions: isoFLOP grids differ per budget, so most
@@ -25,7 +27,7 @@ from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimiz
 from marin_assets.train.preflight import count_params
 from marin_assets.train.runs import EvalSettings, TrainingRunSpec
 
-FLOPS_MODEL = "6ND, N = non-embedding parameters"
+FLOPS_MODEL = "6ND, N = parameters except the input embedding (layers + unembedding)"
 FLOPS_PER_PARAM_TOKEN = 6.0
 DEFAULT_RECIPE = "scaling/cpu_suite.yaml"
 
@@ -50,7 +52,7 @@ class FitSettings(Recipe):
     method: str = "mle"                       # Approach 3 objective: mle (Besiroglu) or huber (Hoffmann)
     delta: float = Field(default=1e-3, gt=0)
     bootstrap: int = Field(default=200, ge=0)  # resamples of the runs for the intervals
-    bootstrap_workers: int | None = None      # processes for the refits; None = one per CPU core
+    bootstrap_workers: int | None = None      # processes for the refits; None = one (spawned workers cost more than they save here)
     seed: int = 0
     level: float = Field(default=0.95, gt=0, lt=1)
     robust_isoflop: bool = True               # statsmodels RLM (Huber) for the per-budget parabolas
@@ -64,7 +66,7 @@ class ScalingRecipe(Recipe):
     seq_len: int = Field(gt=0)
     global_batch_size: int = Field(gt=0)
     optimizer: Optimizer
-    vocab_size: int | None = None             # None: the mixture tokenizer's, rounded up to 128
+    vocab_size: int = Field(gt=0)             # the models' vocab (>= the tokenizer's; checked before training)
     seeds: list[int] = Field(default=[0], min_length=1)
     eval_steps: int = -1                      # batches per final eval; -1 = the whole validation split
     sizes: dict[str, Architecture]
@@ -97,7 +99,7 @@ class SuiteRun:
     size: str
     seed: int
     architecture: Architecture
-    N: int              # non-embedding parameters
+    N: int              # parameters except the input embedding (see FLOPS_MODEL)
     steps: int
     D: int              # tokens actually trained: steps x batch x seq_len
     C: float            # 6 N D of the run as trained (steps are whole, so C differs slightly from budget)
@@ -107,13 +109,14 @@ class SuiteRun:
                 "D": self.D, "C": self.C, "steps": self.steps, "flops_model": FLOPS_MODEL}
 
 
-def non_embedding_params(arch: Architecture) -> int:
-    return count_params(arch, vocab_size=0)  # the training stage's count, without the two vocab tables
+def compute_params(arch: Architecture, vocab_size: int) -> int:
+    """The training stage's parameter count less the input embedding table (a lookup, no FLOPs)."""
+    return count_params(arch, vocab_size) - vocab_size * arch.emb_dim
 
 
 def plan_run(recipe: ScalingRecipe, budget: float, size: str, seed: int = 0, prefix: str = "") -> SuiteRun:
     arch = recipe.sizes[size]
-    n = non_embedding_params(arch)
+    n = compute_params(arch, recipe.vocab_size)
     tokens_per_step = recipe.global_batch_size * recipe.seq_len
     steps = max(1, round(budget / (FLOPS_PER_PARAM_TOKEN * n * tokens_per_step)))
     d = steps * tokens_per_step

@@ -20,10 +20,10 @@ LAW = ParametricLaw(E=2.0, A=10.0, B=19.2, alpha=0.3, beta=0.3)
 def fixture_recipe(mixture: str = "tiny", **changes) -> ScalingRecipe:
     raw = load_scaling_recipe("scaling/cpu_suite.yaml").model_dump(mode="json")
     raw.update(name="fixture_suite", mixture=mixture, budgets=[
-        {"flops": 1e10, "sizes": ["d16l1", "d24l1", "d32l1", "d48l1"]},
-        {"flops": 3e10, "sizes": ["d24l1", "d32l1", "d48l1", "d64l1"]},
-        {"flops": 1e11, "sizes": ["d32l1", "d48l1", "d64l1", "d64l2"]},
-    ], heldout={"flops": 3e11, "size": "d64l2"})
+        {"flops": 3e10, "sizes": ["d12l1", "d16l1", "d24l1", "d32l1"]},
+        {"flops": 1e11, "sizes": ["d16l1", "d24l1", "d32l1", "d48l1"]},
+        {"flops": 3e11, "sizes": ["d24l1", "d32l1", "d48l1", "d64l1"]},
+    ], heldout={"flops": 1e12, "size": "d64l1"})
     raw["fit"].update(bootstrap=40, bootstrap_workers=1)
     raw.update(changes)
     return ScalingRecipe.model_validate(yaml.safe_load(yaml.safe_dump(raw)))

@@ -22,15 +22,17 @@ def suite(tmp_path_factory):
     recipe = fixture_recipe()
     storage = StorageResource(root_uri=str(root))
     runs = suite_runs(recipe)
-    for run in runs[1:]:  # the first run "has not landed yet"
-        write_result(storage.storage, recipe.name, run, synthetic_loss(run))
+    pending = runs[3]  # "has not landed yet": the largest size of the smallest budget, so it stays bracketed
+    for run in runs:
+        if run is not pending:
+            write_result(storage.storage, recipe.name, run, synthetic_loss(run))
     defs = build_defs(recipe)
     mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
     assets = [*defs.assets, mixture]
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize(assets, selection=FITS + ["heldout_prediction"], instance=instance,
                             resources=local_resources(storage.root_uri))
-    return {"root": root, "recipe": recipe, "storage": storage, "runs": runs, "defs": defs, "assets": assets,
+    return {"root": root, "recipe": recipe, "storage": storage, "runs": runs, "pending": pending, "defs": defs, "assets": assets,
             "instance": instance, "result": result}
 
 
@@ -44,7 +46,7 @@ def test_fits_materialize_with_plots_tables_and_warnings(suite):
     iso = _meta(result, "isoflop_fit")
     assert iso["usable_budgets"].value == 3
     assert iso["N_opt_exponent"].value == pytest.approx(0.5, abs=0.06)  # alpha = beta
-    assert "1 planned runs have no result yet: C1e10__d16l1" in iso["warnings"].value
+    assert "1 planned runs have no result yet: C3e10__d32l1" in iso["warnings"].value
     assert iso["isoflop_curves"].value.startswith("![isoflop_curves](data:image/png;base64,")
     par = _meta(result, "parametric_fit")
     # 11 runs pin down the loss surface, not each of E, A, alpha separately; the residuals say it fits.
@@ -55,7 +57,7 @@ def test_fits_materialize_with_plots_tables_and_warnings(suite):
                 "predictions/optimal_allocation.png"]:
         assert (base / rel).stat().st_size > 0, rel
     targets = json.loads((base / "predictions" / "predictions.json").read_text())["targets"]
-    assert [t["C"] for t in targets] == [1e12, 1e13, 1e14]
+    assert [t["C"] for t in targets] == [3e12, 3e13, 3e14]
     for t in targets:
         assert t["loss_lo"] <= t["loss"] <= t["loss_hi"] and t["N_opt_lo"] < t["N_opt_hi"]
     n_true, _ = LAW.compute_optimal(1e12)  # 10x: close; 1000x from 11 runs is only indicative
@@ -102,7 +104,7 @@ def test_bad_runs_are_excluded_with_reasons_in_metadata(tmp_path):
     result = dg.materialize([*defs.assets, mixture], selection=["parametric_fit"], resources=local_resources(storage.root_uri))
     meta = _meta(result, "parametric_fit")
     assert meta["n_runs"].value == len(runs) - 2 and meta["n_excluded"].value == 2
-    assert "C1e10__d16l1: final_eval_loss is nan" in meta["excluded_runs"].value
+    assert "C3e10__d12l1: final_eval_loss is nan" in meta["excluded_runs"].value
     assert f"{runs[5].key}: diverged" in meta["excluded_runs"].value
 
 
@@ -110,7 +112,7 @@ def test_a_landed_run_requests_the_fits_but_never_training(suite):
     instance = suite["instance"]
     defs = dg.Definitions(assets=suite["assets"], resources=local_resources(suite["storage"].root_uri))
     settled = dg.evaluate_automation_conditions(defs=defs, instance=instance)
-    first = suite["runs"][0]
+    first = suite["pending"]
     write_result(suite["storage"].storage, suite["recipe"].name, first, synthetic_loss(first))
     instance.report_runless_asset_event(dg.AssetMaterialization("scaling_run", partition=first.key))
     after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=settled.cursor)

@@ -7,12 +7,12 @@ from marin_assets.scaling.suite import (
     budget_label,
     heldout_run,
     load_scaling_recipe,
-    non_embedding_params,
+    compute_params,
     suite_runs,
     target_budgets,
     training_spec,
 )
-from marin_assets.train.preflight import count_params
+from marin_assets.train.preflight import count_params, flops_per_device_step
 
 
 @pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml"])
@@ -40,23 +40,33 @@ def test_cpu_suite_fits_the_sample_mixture():
     assert max(r.D for r in suite_runs(recipe) + [heldout_run(recipe)]) < 0.9 * train_tokens  # never runs out
 
 
-def test_n_is_the_training_stages_count_without_vocab_tables():
+def test_n_is_the_training_stages_count_without_the_input_embedding():
     recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
     arch = recipe.sizes["d64l2"]
-    assert non_embedding_params(arch) == count_params(arch, 1024) - 2 * 1024 * 64
-    assert non_embedding_params(arch) == 131392
+    assert compute_params(arch, 1024) == count_params(arch, 1024) - 1024 * 64
+    assert compute_params(arch, 1024) == 131392 + 1024 * 64  # two layers + final norm, plus the unembedding
+
+
+@pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml"])
+def test_6nd_tracks_maxtexts_own_flops_count(path):
+    """The FLOPs model stays within 20% of MaxText's count (the gap is attention) for every planned run."""
+    recipe = load_scaling_recipe(path)
+    for run in suite_runs(recipe) + [heldout_run(recipe)]:
+        step = flops_per_device_step(run.architecture, recipe.vocab_size, recipe.seq_len, recipe.global_batch_size)
+        maxtext = step.total * run.steps
+        assert run.C <= maxtext <= 1.2 * run.C, (run.key, maxtext / run.C)
 
 
 def test_adding_a_budget_or_seed_keeps_existing_keys():
     recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
     raw = recipe.model_dump()
-    raw["budgets"].append({"flops": 2e11, "sizes": ["d64l2", "d96l2", "d64l1"]})
+    raw["budgets"].append({"flops": 2e12, "sizes": ["d64l2", "d96l2", "d64l1"]})
     raw["seeds"] = [0, 1]
     grown = ScalingRecipe.model_validate(raw)
     before = {r.key for r in suite_runs(recipe)}
     after = {r.key for r in suite_runs(grown)}
     assert before < after
-    assert "C2e11__d96l2" in after and "C1e10__d16l1__s1" in after
+    assert "C2e12__d96l2" in after and "C3e10__d16l1__s1" in after
 
 
 def test_training_spec_carries_the_run(tmp_path):
@@ -71,7 +81,7 @@ def test_training_spec_carries_the_run(tmp_path):
 @pytest.mark.parametrize(
     "edit, match",
     [
-        (lambda r: r["budgets"].append({"flops": 1e10, "sizes": ["d16l1"]}), "budgets must be distinct"),
+        (lambda r: r["budgets"].append({"flops": 3e10, "sizes": ["d16l1"]}), "budgets must be distinct"),
         (lambda r: r["budgets"][0]["sizes"].append("d999"), "not defined under 'sizes'"),
         (lambda r: r.update(heldout={"flops": 1e12, "size": "nope"}), "not defined under 'sizes'"),
         (lambda r: r.update(colour="blue"), "colour"),
