@@ -1,12 +1,20 @@
-"""Near dedup: our Spark MinHash LSH vs datasketch MinHashLSH at the same parameters.
+"""Near dedup: our MinHash LSH vs datasketch MinHashLSH, one process each, same documents and parameters.
 
-Word 5-grams of the lower-cased text, 112 permutations, 14 bands x 8 rows. Ours: Spark local[2]
-reads the JSONL, computes signatures + band keys in mapInPandas (vectorised numpy), groups band
-buckets in Spark and clusters candidates with union-find. Peer: datasketch MinHash + MinHashLSH,
-insert + query per document, one process. Prints docs/s of both, the ratio, and the agreement on
-duplicate pairs (and on which documents are duplicates at all).
+Word 5-grams of the lower-cased text, 112 permutations, 14 bands x 8 rows, seed 1. Both sides start
+from the same in-memory documents and end with the same decision rule: candidate pairs (documents
+sharing a band) are clustered with union-find and all but the smallest id of a cluster are removed.
+Ours: MinHasher.signatures + band_key_matrix on batches (what the Spark job's mapInArrow runs),
+lsh_star_edges (the edges near_duplicate_ids gathers in Spark) and cluster_representatives.
+Peer: datasketch MinHash(update_batch) + MinHashLSH query + insert per document.
 
-    .venv/bin/python benchmarks/bench_near_dedup.py [--docs 100000] [--workdir /tmp/bench_dedup]
+Decisions. The hash functions differ (datasketch: SHA-1 per shingle and 61-bit Mersenne affine
+permutations; ours: numpy polynomial hashes and 32-bit affine permutations), so a handful of
+borderline pairs can fall differently; the script prints the agreement. The decision rule itself is
+checked to be identical: our LSH and clustering run on datasketch's own signatures must flag exactly
+the documents datasketch flags (and find exactly its candidate pairs). With --spark it also runs the
+Spark job's path (local[2], informational) and checks it removes exactly what ours removed.
+
+    .venv/bin/python benchmarks/bench_near_dedup.py [--docs 30000] [--workdir /tmp/bench_dedup] [--spark]
 """
 
 from __future__ import annotations
@@ -17,90 +25,133 @@ import json
 import shutil
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import build_corpus  # noqa: E402
 
-from marin_assets.data.cleaning_job import lsh_buckets, near_duplicate_ids  # noqa: E402
-from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings  # noqa: E402
-from marin_assets.data.cleaning_rows import lsh_band_batches  # noqa: E402
-from marin_assets.resources.spark import SparkResource  # noqa: E402
+from marin_assets.data.dedup import MinHasher, band_key_matrix, cluster_representatives, lsh_star_edges  # noqa: E402
 
-NUM_PERM, BANDS, ROWS, SHINGLE = 112, 14, 8, 5
+NUM_PERM, BANDS, ROWS, SHINGLE, SEED = 112, 14, 8, 5, 1
+BATCH = 10_000  # Spark's default Arrow batch size (spark.sql.execution.arrow.maxRecordsPerBatch)
 
 
-RECIPE = CleaningRecipe(dedup=DedupSettings(num_perm=NUM_PERM, bands=BANDS, rows=ROWS, shingle_size=SHINGLE))
+def near_dedup(ids: list[str], band_key_rows: np.ndarray) -> set[str]:
+    """Removed ids, from one row of band keys per id (rows in id order)."""
+    edges = lsh_star_edges(band_key_rows)
+    return set(cluster_representatives((ids[rep], ids[member]) for rep, member in edges.tolist()))
 
 
-def _banded(spark, corpus: Path, limit: int | None = None):
-    docs = spark.read.schema("id string, text string").json(str(corpus))
-    docs = docs.limit(limit) if limit else docs
-    return docs.mapInArrow(lsh_band_batches(RECIPE), "id string, bands array<long>").persist()
-
-
-def run_ours(corpus: Path) -> tuple[float, set[tuple[str, str]], set[str]]:
-    spark = SparkResource(master="local[2]", conf={"spark.driver.memory": "4g"}).get_session()
-    spark.sparkContext.setLogLevel("ERROR")
-    # Warm-up (not measured): JVM, Python workers and their imports, as datasketch is imported already.
-    warm = _banded(spark, corpus, limit=500)
-    near_duplicate_ids(warm)
-    warm.unpersist()
+def run_ours(docs: list[dict]) -> tuple[float, set[str], list[str], np.ndarray]:
     start = time.perf_counter()
-    banded = _banded(spark, corpus)
-    removed = near_duplicate_ids(banded)
-    elapsed = time.perf_counter() - start
-    pairs = set()
-    for row in lsh_buckets(banded).collect():  # candidate pairs, for the agreement only (not timed)
-        pairs.update(itertools.combinations(sorted(row["ids"]), 2))
-    banded.unpersist()
-    return elapsed, pairs, set(removed)
+    docs = sorted(docs, key=lambda d: d["id"])
+    hasher = MinHasher(NUM_PERM, SHINGLE, SEED)
+    ids, keys = [], []
+    for lo in range(0, len(docs), BATCH):
+        batch = docs[lo : lo + BATCH]
+        signatures, has_words = hasher.signatures([d["text"] for d in batch])
+        keys.append(band_key_matrix(signatures[has_words], BANDS, ROWS))
+        ids.extend(d["id"] for d, words in zip(batch, has_words) if words)
+    band_key_rows = np.concatenate(keys)
+    removed = near_dedup(ids, band_key_rows)
+    return time.perf_counter() - start, removed, ids, band_key_rows
 
 
-def run_datasketch(docs: list[dict]) -> tuple[float, set[tuple[str, str]]]:
+def run_datasketch(docs: list[dict]) -> tuple[float, set[str], set[tuple[str, str]], dict]:
     from datasketch import MinHash, MinHashLSH
 
     start = time.perf_counter()
     lsh = MinHashLSH(num_perm=NUM_PERM, params=(BANDS, ROWS))
-    pairs = set()
+    pairs, signatures = set(), {}
     for doc in docs:
         words = doc["text"].lower().split()
         shingles = {" ".join(words[i : i + SHINGLE]).encode() for i in range(max(1, len(words) - SHINGLE + 1))}
-        mh = MinHash(num_perm=NUM_PERM, seed=1)
+        mh = MinHash(num_perm=NUM_PERM, seed=SEED)
         mh.update_batch(list(shingles))
         for other in lsh.query(mh):
             pairs.add(tuple(sorted((doc["id"], other))))
         lsh.insert(doc["id"], mh)
-    return time.perf_counter() - start, pairs
+        signatures[doc["id"]] = mh.hashvalues
+    removed = set(cluster_representatives(pairs))
+    return time.perf_counter() - start, removed, pairs, signatures
+
+
+def bucket_pairs(ids: list[str], band_key_rows: np.ndarray) -> set[tuple[str, str]]:
+    """All candidate pairs (documents sharing a band key), for the agreement only (not timed)."""
+    buckets = defaultdict(list)
+    for doc_id, keys in zip(ids, band_key_rows.tolist()):
+        for band, key in enumerate(keys):
+            buckets[band, key].append(doc_id)
+    return {pair for members in buckets.values() for pair in itertools.combinations(sorted(members), 2)}
+
+
+def check_same_rule(peer_removed, peer_pairs, peer_signatures) -> None:
+    """Our LSH + clustering on datasketch's signatures must reproduce datasketch's decisions exactly."""
+    ids = sorted(peer_signatures)
+    rows = band_key_matrix(np.stack([peer_signatures[i] for i in ids]), BANDS, ROWS)
+    same_removed = near_dedup(ids, rows) == peer_removed
+    same_pairs = bucket_pairs(ids, rows) == peer_pairs
+    print(f"same rule: ours on datasketch's signatures removes the same documents: {same_removed}, "
+          f"finds the same candidate pairs: {same_pairs}")  # fmt: skip
+    if not (same_removed and same_pairs):
+        raise SystemExit("decision rule differs from datasketch's")
+
+
+def run_spark(corpus: Path, expected_removed: set[str]) -> None:
+    """The Spark job's path (mapInArrow band keys, near_duplicate_ids), local[2]; must remove the same ids."""
+    from marin_assets.data.cleaning_job import near_duplicate_ids
+    from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
+    from marin_assets.data.cleaning_rows import lsh_band_batches
+    from marin_assets.resources.spark import SparkResource
+
+    recipe = CleaningRecipe(dedup=DedupSettings(num_perm=NUM_PERM, bands=BANDS, rows=ROWS, shingle_size=SHINGLE))
+    spark = SparkResource(master="local[2]", conf={"spark.driver.memory": "4g"}).get_session()
+    spark.sparkContext.setLogLevel("ERROR")
+    docs = spark.read.schema("id string, text string").json(str(corpus))
+    near_duplicate_ids(docs.limit(500).mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>"))  # warm-up
+    start = time.perf_counter()
+    removed = near_duplicate_ids(docs.mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>"))
+    elapsed = time.perf_counter() - start
+    print(f"Spark job path (local[2], informational) {docs.count() / elapsed:8,.0f} docs/s ({elapsed:.1f} s); "
+          f"removes the same documents as ours: {set(removed) == expected_removed}")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--docs", type=int, default=30_000)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_dedup"))
+    parser.add_argument("--spark", action="store_true", help="also time the Spark job path (local[2])")
     args = parser.parse_args()
     shutil.rmtree(args.workdir, ignore_errors=True)
-    docs = build_corpus(args.docs, args.workdir / "corpus")
+    build_corpus(args.docs, args.workdir / "corpus")
     docs = [json.loads(line) for path in sorted((args.workdir / "corpus").glob("*.jsonl")) for line in open(path)]
-    print(f"corpus: {len(docs):,} documents (20% exact or near duplicates)")
+    print(f"corpus: {len(docs):,} documents (20% exact or near duplicates); one process each side")
 
-    ours_s, ours_pairs, removed = run_ours(args.workdir / "corpus")
-    peer_s, peer_pairs = run_datasketch(docs)
-    ids = [d["id"] for d in docs]
-    ours_dup = {i for p in ours_pairs for i in p}
-    peer_dup = {i for p in peer_pairs for i in p}
-    pair_agreement = len(ours_pairs & peer_pairs) / max(1, len(ours_pairs | peer_pairs))
-    doc_agreement = sum((i in ours_dup) == (i in peer_dup) for i in ids) / len(ids)
-    planted = {i for i in ids if not i.startswith("doc-")}
-    ours_rate, peer_rate = len(ids) / ours_s, len(ids) / peer_s
-    print(f"ours (Spark local[2])     {ours_rate:10,.0f} docs/s  ({ours_s:.1f} s, {len(ours_pairs):,} pairs, "
-          f"{len(removed):,} removed)")  # fmt: skip
-    print(f"datasketch MinHashLSH     {peer_rate:10,.0f} docs/s  ({peer_s:.1f} s, {len(peer_pairs):,} pairs)")
+    ours_s, ours_removed, ids, band_key_rows = run_ours(docs)
+    peer_s, peer_removed, peer_pairs, peer_signatures = run_datasketch(docs)
+    ours_pairs = bucket_pairs(ids, band_key_rows)
+    all_ids = [d["id"] for d in docs]
+    planted = {i for i in all_ids if not i.startswith("doc-")}
+    ours_rate, peer_rate = len(docs) / ours_s, len(docs) / peer_s
+    print(f"ours (MinHasher, numpy)   {ours_rate:10,.0f} docs/s  ({ours_s:.1f} s, {len(ours_pairs):,} pairs, "
+          f"{len(ours_removed):,} removed)")  # fmt: skip
+    print(f"datasketch MinHashLSH     {peer_rate:10,.0f} docs/s  ({peer_s:.1f} s, {len(peer_pairs):,} pairs, "
+          f"{len(peer_removed):,} removed)")  # fmt: skip
     print(f"ratio ours/datasketch     {ours_rate / peer_rate:10.2f}x   (target >= 3x)")
-    print(f"duplicate-pair agreement (Jaccard of pair sets) {pair_agreement:.4f}   (target >= 0.95)")
-    print(f"per-document agreement (is a duplicate)         {doc_agreement:.4f}")
-    print(f"planted duplicates found: ours {len(planted & ours_dup) / len(planted):.4f}, "
-          f"datasketch {len(planted & peer_dup) / len(planted):.4f}")  # fmt: skip
+    differ = ours_removed ^ peer_removed
+    print(f"removed documents: {len(differ)} of {len(docs):,} decided differently "
+          f"(agreement {1 - len(differ) / len(docs):.5f}); Jaccard of removed sets "
+          f"{len(ours_removed & peer_removed) / max(1, len(ours_removed | peer_removed)):.5f}")  # fmt: skip
+    print(f"candidate-pair agreement (Jaccard of pair sets) "
+          f"{len(ours_pairs & peer_pairs) / max(1, len(ours_pairs | peer_pairs)):.4f}   (target >= 0.95)")  # fmt: skip
+    print(f"planted duplicates removed: ours {len(planted & ours_removed) / len(planted):.4f}, "
+          f"datasketch {len(planted & peer_removed) / len(planted):.4f}")  # fmt: skip
+    check_same_rule(peer_removed, peer_pairs, peer_signatures)
+    if args.spark:
+        run_spark(args.workdir / "corpus", ours_removed)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,17 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
-from marin_assets.data.dedup import MinHasher, band_keys, cluster_representatives, exact_key, shingle_hashes
+from marin_assets.data.dedup import (
+    MinHasher,
+    band_key_matrix,
+    band_keys,
+    cluster_representatives,
+    exact_key,
+    lsh_star_edges,
+    shingle_hashes,
+)
 
 
 def _document(seed: int, words: int = 400) -> str:
@@ -75,3 +84,73 @@ def test_cluster_representative_is_smallest_id_whatever_the_pair_order():
     assert cluster_representatives(pairs) == expected
     assert cluster_representatives(reversed(pairs)) == expected
     assert cluster_representatives([(b, a) for a, b in pairs]) == expected
+
+
+def test_batch_signatures_equal_one_by_one_whatever_the_batch():
+    texts = [_document(s, words=w) for s, w in zip(range(12), [400, 3, 0, 1, 5, 6, 50, 4, 400, 2, 7, 90])]
+    texts += ["", "   \n\t", "ΤΕΛΟΣ ΟΔΟΣ Straße", "İSTANBUL ÇAĞ Ünïcode", "naïve café “quoted” ©"]
+    hasher = MinHasher(num_perm=112, shingle_size=5, seed=1)
+    signatures, has_words = hasher.signatures(texts)
+    for text, sig, words in zip(texts, signatures, has_words):
+        one = hasher.signature(text)
+        assert words == (one is not None)
+        if words:
+            assert np.array_equal(sig, one)
+            assert np.array_equal(hasher.signatures([text, texts[0]])[0][0], one)  # batch neighbours don't matter
+    assert band_key_matrix(signatures[has_words], 14, 8).tolist() == [
+        band_keys(s, 14, 8) for s, words in zip(signatures, has_words) if words
+    ]
+
+
+def test_lower_casing_matches_str_lower_including_non_ascii():
+    # byte-table lowering for ASCII, str.lower where non-ASCII letters change case (final sigma, dotted I)
+    for text in ["ΟΔΟΣ ΟΔΟΣ", "İi Iı", "ÀÉÎ õü", "plain ASCII Text", "mixed “Quotes” and ÉCOLE"]:
+        assert np.array_equal(shingle_hashes(text, 2), shingle_hashes(text.lower(), 2))
+        words = text.lower().split()
+        assert shingle_hashes(text, 1).size == len(words)
+    assert not np.array_equal(shingle_hashes("ΟΔΟΣ", 1), shingle_hashes("ΟΔΟσ", 1))  # 'ς' is not 'σ'
+
+
+def test_lsh_star_edges_join_every_bucket_to_its_smallest_row():
+    keys = np.array([[5, 1], [7, 2], [5, 3], [9, 2], [5, 4], [8, 8]], dtype=np.int64)
+    assert lsh_star_edges(keys).tolist() == [[0, 2], [0, 4], [1, 3]]
+    assert lsh_star_edges(np.empty((0, 14), dtype=np.int64)).shape == (0, 2)
+
+
+def test_lsh_decisions_equal_datasketch_on_the_same_signatures():
+    """Given the same signatures, our banding + clustering flags exactly what datasketch MinHashLSH does."""
+    from datasketch import MinHash, MinHashLSH  # the bench group, installed with the test environment
+
+    base = [_document(s, words=120) for s in range(40)]
+    light = [_edit(d, 3, i) for i, d in enumerate(base[:15])]  # near duplicates
+    heavy = [_edit(d, 40, i) for i, d in enumerate(base[15:25])]  # a third of the words changed
+    texts = base + light + heavy
+    ids = [f"d{i:03d}" for i in range(len(texts))]
+    lsh, pairs, signatures = MinHashLSH(num_perm=112, params=(14, 8)), set(), []
+    for doc_id, text in zip(ids, texts):
+        mh = MinHash(num_perm=112, seed=1)
+        mh.update_batch([w.encode() for w in text.split()])
+        pairs.update(tuple(sorted((doc_id, other))) for other in lsh.query(mh))
+        lsh.insert(doc_id, mh)
+        signatures.append(mh.hashvalues)
+    edges = lsh_star_edges(band_key_matrix(np.stack(signatures), 14, 8))
+    ours = cluster_representatives((ids[a], ids[b]) for a, b in edges.tolist())
+    assert ours == cluster_representatives(pairs)
+    assert set(ids[15:40]) & set(ours) == set()  # heavy edits and strangers stay
+    assert len(ours) >= 10
+
+
+@pytest.mark.slow
+def test_in_memory_lsh_removes_what_the_spark_job_removes(spark):
+    from marin_assets.data.cleaning_job import near_duplicate_ids
+
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, 3000, size=(300, 14), dtype=np.int64)  # small key space: shared buckets
+    keys[:, 3:] += np.arange(300)[:, None] * 1000  # most bands unique per document
+    keys[[7, 70, 170], 0], keys[[170, 250], 1] = -1, -2  # a chain: one cluster across two bands
+    ids = [f"doc-{i:04d}" for i in range(300)]  # rows in id order
+    docs = spark.createDataFrame(list(zip(ids, keys.tolist())), "id string, bands array<long>")
+    edges = lsh_star_edges(keys)
+    in_memory = sorted(cluster_representatives((ids[a], ids[b]) for a, b in edges.tolist()))
+    assert {"doc-0070", "doc-0170", "doc-0250"} <= set(in_memory) and 20 < len(in_memory) < 200
+    assert near_duplicate_ids(docs) == in_memory
