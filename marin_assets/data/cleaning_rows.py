@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
-from marin_assets.data.dedup import MinHasher, band_keys, exact_key
+from marin_assets.data.dedup import MinHasher, band_key_matrix, band_keys, exact_key
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.pipeline import run_filters
 from marin_assets.data.language import identify_language, language_rejection
@@ -102,8 +102,9 @@ def lsh_band_batches(recipe: CleaningRecipe):
 
     def run(batches: Iterable) -> Iterator:
         for batch in batches:
-            signatures = (hasher.signature(text) for text in batch.column("text").to_pylist())
-            bands = [band_keys(s, dedup.bands, dedup.rows) if s is not None else None for s in signatures]
+            signatures, has_words = hasher.signatures(batch.column("text").to_pylist())
+            keys = band_key_matrix(signatures, dedup.bands, dedup.rows).tolist()
+            bands = [k if words else None for k, words in zip(keys, has_words)]
             yield pa.RecordBatch.from_arrays([batch.column("id").cast(pa.string()), pa.array(bands, pa.list_(pa.int64()))],
                                              schema=schema)
 
