@@ -172,8 +172,15 @@ class MinHasher:
 
     def signature(self, text: str) -> np.ndarray | None:
         """num_perm minimum hashes (uint32), or None when the text has no words."""
-        sig = np.empty((self.a.size, 1), dtype=np.uint32)
-        return sig[:, 0] if self._signatures_into([text], sig)[0] else None
+        shingles = _shingle_hashes([text], self.shingle_size)[0]
+        if shingles.size == 0:
+            return None
+        sig = np.full(self.a.size, _MAX32, dtype=np.uint32)
+        for lo in range(0, shingles.size, _BLOCK):  # one text: a plain minimum, no segments
+            block = np.multiply.outer(shingles[lo : lo + _BLOCK], self.a)
+            block += self.b
+            np.minimum(sig, block.min(axis=0), out=sig)
+        return sig
 
     def _signatures_into(self, texts: Sequence[str], sigs: np.ndarray) -> np.ndarray:
         shingles, counts = _shingle_hashes(texts, self.shingle_size)
