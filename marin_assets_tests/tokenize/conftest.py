@@ -15,7 +15,7 @@ from marin_assets.core.schemas import DOCUMENT_SCHEMA
 from marin_assets.core.storage import Storage
 from marin_assets.resources.storage import StorageResource
 
-SOURCES = ("python_docs", "debian_licenses", "dirty_web")
+SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
 WORDS = ("the data model token source python license free software web page function return value "
          "list dict string error file copy right permission notice warranty import class object "
          "def self print loop index stream parquet shard mixture weight seed split").split()

@@ -69,7 +69,8 @@ def test_stage_outputs_and_metadata(built_stage):
     assert info.train_tokens == sum(s.train_tokens for s in info.sources.values())
     target = yaml.safe_load((PACKAGE_RECIPES / "mixtures" / "sample.yaml").read_text())["train_tokens"]
     assert abs(info.train_tokens - target) < 2_000 and info.validation_tokens > 0
-    assert {n: s.target_weight for n, s in info.sources.items()} == {"python_docs": 0.6, "debian_licenses": 0.3, "dirty_web": 0.1}
+    assert {n: s.target_weight for n, s in info.sources.items()} == {"debian_handbook": 0.6, "python_docs": 0.25, "debian_licenses": 0.1,
+                                                                          "dirty_web": 0.05}
     upsampled = sorted(n for n, s in info.sources.items() if s.epochs > 1)
     assert {"debian_licenses", "python_docs"} <= set(upsampled)  # the fixture corpus is far smaller than the target
     assert [w.split("'")[1] for w in info.warnings] == upsampled  # each repeat is announced
@@ -79,7 +80,7 @@ def test_stage_outputs_and_metadata(built_stage):
     assert not set(train.column("id").to_pylist()) & set(validation.column("id").to_pylist())
     assert _check(results["mixture"]).passed
     meta = _materialization(results["mixture"], "mixture").metadata
-    assert meta["train_glob"].value == info.train_glob and "| python_docs | 0.6 |" in meta["sources"].value
+    assert meta["train_glob"].value == info.train_glob and "| debian_handbook | 0.6 |" in meta["sources"].value
 
 
 @pytest.mark.slow
