@@ -64,6 +64,7 @@ class TrainingResult:
     resumed_from_step: int | None = None
     preflight: dict = field(default_factory=dict)
     wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
+    maxtext_s: float | None = None  # of wall_s, the time spent importing and running MaxText itself
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -244,6 +245,7 @@ def collect_result(
         resumed_from_step=resumed_from,
         preflight=report.to_json(),
         wandb=summary.get("wandb"),
+        maxtext_s=summary.get("maxtext_s"),
     )
 
 

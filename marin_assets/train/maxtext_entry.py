@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 
 import yaml
 
@@ -80,9 +81,11 @@ def run(config_path: str, log_file: str | None) -> dict:
         from absl import logging as absl_logging
 
         absl_logging.set_verbosity(absl_logging.INFO)
+        started = time.monotonic()
         from maxtext.trainers.pre_train import train
 
         train.main(["train", config_path])
+        maxtext_s = time.monotonic() - started
         wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
         try:
             summary = _verify(handler, checkpoints_dir, steps)
@@ -90,6 +93,7 @@ def run(config_path: str, log_file: str | None) -> dict:
             logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
             raise
         summary["wandb"] = wandb_run
+        summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
         if wandb_run is not None:
             report(f"W&B: {describe(wandb_run, None)}")
         if pipes:
