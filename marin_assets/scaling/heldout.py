@@ -1,8 +1,8 @@
 """The preregistered held-out run (Delphi-style): predict its loss from the fit, record the
 prediction with a timestamp and the fit's data version, and only then train it.
 
-heldout_prediction refuses to run once the held-out run exists (a prediction made after seeing the
-answer is not a prediction); heldout_run refuses to train without a committed prediction. Neither
+heldout_prediction refuses to run once the held-out run it predicts exists (a prediction made after
+seeing the answer is not a prediction; a folder holding a previous recipe's held-out run does not count); heldout_run refuses to train without a committed prediction. Neither
 has an automation condition: both are materialized explicitly.
 """
 
@@ -35,6 +35,13 @@ def heldout_run_parts(suite: str) -> tuple[str, ...]:
     return results.output_parts(suite, "heldout", "run")
 
 
+def _trained_heldout_key(st, suite: str) -> str | None:
+    """Which held-out run the committed folder holds; a recipe may since have named another one."""
+    if not st.is_committed(*heldout_run_parts(suite)):
+        return None
+    return st.read_json(*heldout_run_parts(suite), results.RESULT_FILE).get("run")
+
+
 def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, run_version: str):
     name = recipe.name
     prediction_version = code_version({"heldout": held.describe(), "level": recipe.fit.level}, results, bootstrap)
@@ -44,7 +51,7 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
               description=f"Preregistered loss prediction for the held-out run {held.key}, made before it is trained.")
     def heldout_prediction(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
-        if st.is_committed(*heldout_run_parts(name)):
+        if _trained_heldout_key(st, name) == held.key:
             raise PreregistrationError(
                 f"the held-out run {held.key} is already trained ({st.uri(*heldout_run_parts(name))}); a prediction "
                 "made now would not be preregistered. Delete that folder (and retrain) to preregister again."

@@ -121,3 +121,20 @@ def test_a_landed_run_requests_the_fits_but_never_training(suite):
                  if after.get_num_requested(dg.AssetKey(name))}
     assert {"isoflop_fit", "parametric_fit"} <= requested
     assert not requested & {"scaling_run", "heldout_run", "heldout_prediction"}
+
+
+def test_a_previous_recipes_heldout_run_does_not_block_a_new_prediction(tmp_path):
+    """The folder holds the held-out run of an earlier recipe: the new held-out run is still unseen."""
+    recipe = fixture_recipe()
+    storage = StorageResource(root_uri=str(tmp_path))
+    for run in suite_runs(recipe):
+        write_result(storage.storage, recipe.name, run, synthetic_loss(run))
+    old = heldout_run(fixture_recipe(heldout={"flops": 2e12, "size": "d64l1"}))
+    write_result(storage.storage, recipe.name, old, synthetic_loss(old), parts=heldout_run_parts(recipe.name))
+    defs = build_defs(recipe)
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    result = dg.materialize([*defs.assets, mixture], selection=["parametric_fit", "heldout_prediction"],
+                            resources=local_resources(storage.root_uri))
+    assert result.success
+    prediction = json.loads((tmp_path / "scaling/fixture_suite/heldout/prediction/prediction.json").read_text())
+    assert prediction["run"] == heldout_run(recipe).key != old.key
