@@ -66,7 +66,7 @@ def test_adding_a_budget_or_seed_keeps_existing_keys():
     before = {r.key for r in suite_runs(recipe)}
     after = {r.key for r in suite_runs(grown)}
     assert before < after
-    assert "C2e12__d96l2" in after and "C3e10__d16l1__s1" in after
+    assert "C2e12__d96l2" in after and "C1e11__d16l1__s1" in after
 
 
 def test_training_spec_carries_the_run(tmp_path):
@@ -81,7 +81,7 @@ def test_training_spec_carries_the_run(tmp_path):
 @pytest.mark.parametrize(
     "edit, match",
     [
-        (lambda r: r["budgets"].append({"flops": 3e10, "sizes": ["d16l1"]}), "budgets must be distinct"),
+        (lambda r: r["budgets"].append({"flops": 1e11, "sizes": ["d16l1"]}), "budgets must be distinct"),
         (lambda r: r["budgets"][0]["sizes"].append("d999"), "not defined under 'sizes'"),
         (lambda r: r.update(heldout={"flops": 1e12, "size": "nope"}), "not defined under 'sizes'"),
         (lambda r: r.update(colour="blue"), "colour"),
