@@ -65,6 +65,7 @@ class TrainingResult:
     preflight: dict = field(default_factory=dict)
     wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
     maxtext_s: float | None = None  # of wall_s, the time spent importing and running MaxText itself
+    exit_s: float | None = None  # of wall_s, the training process' exit (JAX teardown) after it reported
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -137,12 +138,15 @@ def launch_local(
     except DagsterPipesExecutionError as exc:
         reason = _failure_reason(log_file) or str(exc)
         raise TrainingError(f"training process for {spec.run_name} failed: {reason}; log: {log_file}") from exc
-    wall = time.monotonic() - started
+    wall, exited_at = time.monotonic() - started, time.time()
     messages = invocation.get_custom_messages()
     if not messages:
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
-    return collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+    result = collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+    if "finished_at" in summary:
+        result.exit_s = round(max(0.0, exited_at - summary["finished_at"]), 3)
+    return result
 
 
 IDENTITY_FILE = "inputs.json"

@@ -94,6 +94,7 @@ def run(config_path: str, log_file: str | None) -> dict:
             raise
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
+        summary["finished_at"] = time.time()  # after this, only interpreter/JAX teardown (the bare command's too)
         if wandb_run is not None:
             report(f"W&B: {describe(wandb_run, None)}")
         if pipes:
