@@ -31,8 +31,7 @@ def png_metadata(png: bytes, path: str, title: str) -> dict:
 
 
 def write_png(staged, name: str, png: bytes) -> str:
-    with open(staged.join(name), "wb") as f:
-        f.write(png)
+    staged.storage.fs.pipe_file(staged.join(name), png)  # through fsspec: the suite may live on gs://
     return f"{staged.final_uri}/{name}"
 
 
