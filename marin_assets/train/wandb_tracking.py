@@ -7,8 +7,7 @@ process 0 calls `wandb.init(project=wandb_project_name, name=wandb_run_name, res
 
 W&B is configured by its usual environment: WANDB_PROJECT and/or WANDB_MODE (`offline` writes the
 run under the run folder and needs no network; `disabled`, or neither variable, turns it off).
-`wandb` is not a dependency of marin_assets: it is imported only by the training process, and only
-when W&B is configured. A resumed run continues the same W&B run (its id is kept in the run folder).
+`wandb` is imported only by the training process (by MaxText), and only when W&B is configured. A resumed run continues the same W&B run (its id is kept in the run folder).
 """
 
 from __future__ import annotations
