@@ -45,6 +45,7 @@ def _request(resources: ResourceConfig, **overrides) -> LaunchRequest:
     fields = dict(run_name="llama_150m.suite/budget=1e18", command=["python", "-m", "marin_assets.train.maxtext_entry",
                   "gs://b/training/r/maxtext.yml"], image="us-docker.pkg.dev/p/marin/tpu-train:abc", resources=resources,
                   output_uri="gs://b/training", env={"JAX_CACHE": "gs://b/cache"}, namespace="ml",
+                  secret_env={"WANDB_API_KEY": "wandb/api-key"},
                   service_account="marin-train", launch_id="0f1e2d3c")
     return LaunchRequest(**{**fields, **overrides})
 
@@ -126,13 +127,18 @@ def _check_env(env_list: list[dict]) -> dict:
     for var in env_list:
         assert var["name"] not in seen, f"duplicate env {var['name']}"
         if "valueFrom" in var:
-            assert var["valueFrom"]["fieldRef"]["fieldPath"] in FIELD_REFS
+            source = var["valueFrom"]
+            if "secretKeyRef" in source:  # credentials come from a Secret, never as a plain value
+                seen[var["name"]] = f"<secret {source['secretKeyRef']['name']}/{source['secretKeyRef']['key']}>"
+                continue
+            assert source["fieldRef"]["fieldPath"] in FIELD_REFS
             seen[var["name"]] = "<fieldRef>"
             continue
         for ref in re.findall(r"\$\(([A-Z_]+)\)", var["value"]):
             assert ref in seen, f"{var['name']} refers to {ref} before it is defined"
         seen[var["name"]] = var["value"]
     assert seen["MARIN_OUTPUT_URI"] == "gs://b/training" and seen["JAX_CACHE"] == "gs://b/cache"
+    assert seen["WANDB_API_KEY"] == "<secret wandb/api-key>"
     return seen
 
 
@@ -165,6 +171,9 @@ def test_names_are_dns_labels_stable_and_unique_per_launch():
         (ResourceConfig(accelerator="tpu", tpu_type="v4-8"), {"image": ""}, "image is empty"),
         (ResourceConfig(accelerator="cpu", hosts_per_slice=2, num_slices=2), {}, "num_slices > 1 needs TPUs"),
         (ResourceConfig(accelerator="tpu", tpu_type="v4-8"), {"run_name": "__"}, "run_name"),
+        (ResourceConfig(accelerator="tpu", tpu_type="v4-8"), {"secret_env": {"K": "no-key"}}, "secret_env['K']"),
+        (ResourceConfig(accelerator="tpu", tpu_type="v4-8"), {"secret_env": {"JAX_CACHE": "s/k"}},
+         "JAX_CACHE is set both"),
     ],
 )
 def test_bad_launches_are_refused_naming_the_field(resources, overrides, field):

@@ -32,3 +32,22 @@ def test_config_text_is_what_local_runs_write():
 def test_tpu_slice_needs_shared_storage(tmp_path):
     with pytest.raises(TrainingError, match="gs://"):
         launch_on_tpu_slice(None, type("Spec", (), {"run_name": "r"})(), Storage(str(tmp_path)), None, None)
+
+
+def test_wandb_on_a_slice_adds_maxtexts_keys_and_keeps_the_run_id_across_resumes(tmp_path, monkeypatch):
+    from marin_assets.train.k8s.training import POD_WANDB_DIR, wandb_for_slice
+
+    storage, run_dir = Storage(str(tmp_path)), str(tmp_path / "training" / "r")
+    monkeypatch.delenv("WANDB_MODE", raising=False)
+    monkeypatch.delenv("WANDB_PROJECT", raising=False)
+    keys = {"steps": 3}
+    assert wandb_for_slice(storage, "r", run_dir, None, keys) == {} and keys == {"steps": 3}
+
+    monkeypatch.setenv("WANDB_PROJECT", "marin-tpu")
+    first = wandb_for_slice(storage, "r", run_dir, None, keys)
+    assert keys == {"steps": 3, "enable_wandb": True, "wandb_project_name": "marin-tpu", "wandb_run_name": "r"}
+    assert first["WANDB_PROJECT"] == "marin-tpu" and first["WANDB_DIR"] == POD_WANDB_DIR
+    resumed = wandb_for_slice(storage, "r", run_dir, 10, {})
+    assert resumed["WANDB_RUN_ID"] == first["WANDB_RUN_ID"]            # the same W&B run continues
+    fresh = wandb_for_slice(storage, "r", run_dir, None, {})
+    assert fresh["WANDB_RUN_ID"] != first["WANDB_RUN_ID"]              # a new run is a new W&B run

@@ -53,6 +53,7 @@ class LaunchRequest:
     resources: ResourceConfig
     output_uri: str                      # MaxText base_output_directory; shared storage (gs://)
     env: Mapping[str, str] = field(default_factory=dict)
+    secret_env: Mapping[str, str] = field(default_factory=dict)  # NAME -> "secret/key": credentials stay in Secrets
     namespace: str = "default"
     service_account: str | None = None
     launch_id: str = ""                  # unique per launch (the Dagster run id): fresh object names
@@ -97,7 +98,7 @@ def build_workload(req: LaunchRequest) -> SliceWorkload:
         lambda i: f"{name}-{i}.{name}")
     env = _placement_env(res, name, multislice, hostname) + _plain_env({
         **res.process_env(), **req.env, "MARIN_RUN_NAME": req.run_name, "MARIN_OUTPUT_URI": req.output_uri,
-    })
+    }) + _secret_env(req.secret_env)
     job_spec = _job_spec(req, labels, env, subdomain=None if multislice else name)
     if not multislice:
         job = k8s.V1Job(api_version="batch/v1", kind="Job", spec=job_spec,
@@ -143,9 +144,15 @@ def _validate(req: LaunchRequest) -> None:
         raise LaunchSpecError("resources.num_slices > 1 needs TPUs; a multi-process CPU run is one slice")
     if not dns_label(req.run_name):
         raise LaunchSpecError(f"run_name={req.run_name!r} has no letters or digits to name Kubernetes objects")
-    reserved = sorted(set(req.env) & RESERVED_ENV)
+    reserved = sorted((set(req.env) | set(req.secret_env)) & RESERVED_ENV)
     if reserved:
         raise LaunchSpecError(f"env sets {reserved}: the launcher derives these from the slice layout")
+    for name, ref in req.secret_env.items():
+        secret, _, key = ref.partition("/")
+        if not (dns_label(secret) == secret and key):
+            raise LaunchSpecError(f"secret_env[{name!r}]={ref!r}: expected '<secret name>/<key>'")
+        if name in req.env:
+            raise LaunchSpecError(f"{name} is set both as a plain value and from a Secret")
 
 
 def _placement_env(res: ResourceConfig, name: str, multislice: bool, hostname) -> list[k8s.V1EnvVar]:
@@ -192,6 +199,11 @@ def _job_spec(req: LaunchRequest, labels: dict, env: list, subdomain: str | None
 
 def _field_env(name: str, path: str) -> k8s.V1EnvVar:
     return k8s.V1EnvVar(name=name, value_from=k8s.V1EnvVarSource(field_ref=k8s.V1ObjectFieldSelector(field_path=path)))
+
+
+def _secret_env(refs: Mapping[str, str]) -> list[k8s.V1EnvVar]:
+    return [k8s.V1EnvVar(name=name, value_from=k8s.V1EnvVarSource(secret_key_ref=k8s.V1SecretKeySelector(
+        name=ref.partition("/")[0], key=ref.partition("/")[2]))) for name, ref in sorted(refs.items())]
 
 
 def _plain_env(values: Mapping[str, str]) -> list[k8s.V1EnvVar]:

@@ -37,6 +37,10 @@ class TpuPodLauncher(dg.ConfigurableResource):
     log_tail_lines: int = 40
     timeout_s: float | None = Field(default=None, description="Give up (and delete the slice) after this long")
     keep_finished: bool = Field(default=False, description="Leave finished Jobs/JobSets for inspection")
+    secret_env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Env vars every pod reads from a Kubernetes Secret, NAME: '<secret>/<key>' "
+                    "(e.g. WANDB_API_KEY: 'wandb/api-key'); the values never pass through Dagster")
 
     def api_client(self) -> k8s.ApiClient:
         configuration = k8s.Configuration()
@@ -72,7 +76,7 @@ class TpuPodLauncher(dg.ConfigurableResource):
             request = LaunchRequest(
                 run_name=run_name, command=list(command), image=self.image, resources=resources,
                 output_uri=output_uri, namespace=self.namespace, service_account=self.service_account,
-                launch_id=launch_id, labels={"dagster/run-id": context.run.run_id},
+                launch_id=launch_id, labels={"dagster/run-id": context.run.run_id}, secret_env=self.secret_env,
                 env={**(env or {}), **session.get_bootstrap_env_vars(),
                      PIPES_TRANSPORT_ENV: "gcs", PIPES_INTERVAL_ENV: str(self.pipes_interval_s)},
             )

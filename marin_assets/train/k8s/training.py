@@ -9,6 +9,7 @@ the config is also kept for the record. The lead pod reports the result through 
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +21,8 @@ from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.local_launcher import (
     ENTRY_MODULE,
+    IDENTITY_FILE,
+    WANDB_RUN_ID,
     TrainingError,
     TrainingResult,
     collect_result,
@@ -29,9 +32,11 @@ from marin_assets.train.local_launcher import (
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.preflight import require_fits
 from marin_assets.train.runs import TrainingRunSpec
+from marin_assets.train.wandb_tracking import new_run_id, wandb_settings
 
 CONFIG_ENV = "MARIN_MAXTEXT_YAML"
 POD_CONFIG_PATH = "/tmp/marin/maxtext.yml"
+POD_WANDB_DIR = "/tmp/marin/wandb"  # pod-local: on a slice W&B is meant to run online
 
 
 def pod_command(entry_module: str = ENTRY_MODULE, config_path: str = POD_CONFIG_PATH) -> list[str]:
@@ -60,15 +65,35 @@ def launch_on_tpu_slice(
     report = plan_run(spec, mixture_info)
     require_fits(report)
     paths = run_paths(storage, spec)
-    text = maxtext_yaml_text(maxtext_keys(spec, mixture_info, paths))
+    keys = maxtext_keys(spec, mixture_info, paths)
     config_uri = f"{paths.run_dir}/maxtext.yml"
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
+    wandb_env = wandb_for_slice(storage, spec.run_name, paths.run_dir, resumed_from, keys)
+    text = maxtext_yaml_text(keys)
     storage.fs.pipe(config_uri, text.encode())
     started = time.monotonic()
     invocation = launcher.run(context=context, command=pod_command(), resources=spec.resources,
                               run_name=spec.run_name, output_uri=paths.base_output_directory,
-                              env={CONFIG_ENV: text})
+                              env={CONFIG_ENV: text, **wandb_env})
     messages = invocation.get_custom_messages()
     if not messages:
         raise TrainingError(f"{spec.run_name}: the slice finished without a result from its lead pod")
     return collect_result(spec, paths, report, messages[-1], config_uri, time.monotonic() - started, resumed_from)
+
+
+def wandb_for_slice(storage: Storage, run_name: str, run_dir: str, resumed_from: int | None, keys: dict) -> dict:
+    """When W&B is configured: MaxText's W&B keys into `keys`, and the pods' W&B environment.
+
+    MaxText logs from process 0 only. The run id lives in the gs:// run folder, so a resumed run
+    continues the same W&B run; the API key reaches the pods from a Secret (TpuPodLauncher.secret_env).
+    """
+    settings = wandb_settings()
+    if settings is None:
+        return {}
+    keys.update(settings.maxtext_keys(run_name))
+    ids_uri = f"{run_dir}/{IDENTITY_FILE}"
+    previous = json.loads(storage.fs.cat(ids_uri)) if resumed_from is not None and storage.fs.exists(ids_uri) else {}
+    run_id = previous.get(WANDB_RUN_ID) or new_run_id(run_name)
+    storage.fs.makedirs(run_dir, exist_ok=True)  # a no-op on gs://
+    storage.fs.pipe(ids_uri, json.dumps({**previous, WANDB_RUN_ID: run_id}).encode())
+    return settings.process_env(run_id, POD_WANDB_DIR)
