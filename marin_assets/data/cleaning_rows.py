@@ -44,8 +44,8 @@ class RecordCleaner:
         dedup = recipe.dedup
         self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
 
-    def clean(self, rec: dict) -> dict:
-        """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict."""
+    def clean(self, rec: dict, bands: bool = True) -> dict:
+        """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict (bands=False: leave the LSH bands to the caller)."""
         row = {"status": QUARANTINED, "id": rec["id"], "url": rec["url"], "text": None, "metadata": rec["metadata"],
                "raw_length": rec["raw_length"], "reason": rec["reason"], "file": rec["file"],
                "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None}  # fmt: skip
@@ -79,7 +79,7 @@ class RecordCleaner:
         row.update(status=KEPT, text=outcome.text, reason=None)
         if self.recipe.dedup.exact:
             row["exact_key"] = exact_key(outcome.text)
-        if self.hasher is not None and (signature := self.hasher.signature(outcome.text)) is not None:
+        if bands and self.hasher is not None and (signature := self.hasher.signature(outcome.text)) is not None:
             row["bands"] = band_keys(signature, self.recipe.dedup.bands, self.recipe.dedup.rows)
         return row
 
@@ -88,8 +88,19 @@ class RecordCleaner:
         import pandas as pd
 
         for frame in batches:
-            rows = [self.clean(rec) for rec in frame.to_dict("records")]
+            rows = [self.clean(rec, bands=False) for rec in frame.to_dict("records")]
+            self._add_bands(rows)
             yield pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+    def _add_bands(self, rows: list[dict]) -> None:
+        """LSH bands of the kept rows, hashed as one batch (about 2x faster than one text at a time)."""
+        kept = [row for row in rows if row["status"] == KEPT]
+        if self.hasher is None or not kept:
+            return
+        signatures, has_words = self.hasher.signatures([row["text"] for row in kept])
+        keys = band_key_matrix(signatures, self.recipe.dedup.bands, self.recipe.dedup.rows).tolist()
+        for row, key, words in zip(kept, keys, has_words, strict=True):
+            row["bands"] = key if words else None
 
 
 def lsh_band_batches(recipe: CleaningRecipe):

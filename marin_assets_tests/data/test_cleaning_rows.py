@@ -1,0 +1,29 @@
+"""The per-record cleaning the Spark job runs, without Spark."""
+
+import pandas as pd
+
+from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.cleaning_rows import KEPT, RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple
+from marin_assets.data.readers import list_source_files, read_file
+from marin_assets.data.sources import load_sources
+
+
+def _records(source: str) -> list[dict]:
+    spec = load_sources().get(source)
+    return [dict(zip(RECORD_COLUMNS, record_tuple(rec, f.rsplit("/", 1)[-1]), strict=True))
+            for f in list_source_files(spec) for rec in read_file(f, spec)]
+
+
+def test_batched_bands_equal_one_record_at_a_time():
+    cleaner = RecordCleaner(load_cleaning_recipe())
+    records = _records("dirty_web") + _records("debian_licenses")
+    one_by_one = [cleaner.clean(rec) for rec in records]
+    frames = [pd.DataFrame(records[:20], columns=RECORD_COLUMNS), pd.DataFrame(records[20:], columns=RECORD_COLUMNS)]
+    batched = pd.concat(list(cleaner.clean_batches(frames)), ignore_index=True)
+    expected = pd.DataFrame(one_by_one, columns=ROW_COLUMNS)
+    others = [c for c in ROW_COLUMNS if c != "bands"]
+    pd.testing.assert_frame_equal(batched[others], expected[others])
+    kept = expected["status"] == KEPT
+    assert kept.sum() > 20 and expected.loc[kept, "bands"].notna().all()
+    for b, o in zip(batched["bands"], expected["bands"], strict=True):
+        assert (list(b) if b is not None else None) == o
