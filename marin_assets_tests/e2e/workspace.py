@@ -23,7 +23,7 @@ SAMPLE_DATA = REPO / "marin_assets" / "sample_data"
 VENV_BIN = Path(sys.executable).parent
 
 # The main graph in the order a user (or CI) materializes it, one partitions definition per call.
-SOURCES = ("python_docs", "debian_licenses", "dirty_web")
+SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
 STAGE_COMMANDS: tuple[tuple[str, tuple[str | None, ...]], ...] = (
     ("raw_corpus,cleaned_documents", SOURCES),
     ("tokenizer", (None,)),
