@@ -2,8 +2,9 @@
 prediction with a timestamp and the fit's data version, and only then train it.
 
 heldout_prediction refuses to run once the held-out run it predicts exists (a prediction made after
-seeing the answer is not a prediction; a folder holding a previous recipe's held-out run does not count); heldout_run refuses to train without a committed prediction. Neither
-has an automation condition: both are materialized explicitly.
+seeing the answer is not a prediction; a folder holding a previous recipe's held-out run does not
+count); heldout_run refuses to train without a committed prediction. Neither has an automation
+condition: both are materialized explicitly.
 """
 
 
