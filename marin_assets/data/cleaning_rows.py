@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
-from marin_assets.data.dedup import MinHasher, band_key_matrix, band_keys, exact_key
+from marin_assets.data.dedup import MinHasher, band_key_matrix, exact_key
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.pipeline import run_filters
 from marin_assets.data.language import identify_language, language_rejection
@@ -44,8 +44,8 @@ class RecordCleaner:
         dedup = recipe.dedup
         self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
 
-    def clean(self, rec: dict, bands: bool = True) -> dict:
-        """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict (bands=False: leave the LSH bands to the caller)."""
+    def clean(self, rec: dict) -> dict:
+        """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict, without LSH bands (clean_batches adds them per batch)."""
         row = {"status": QUARANTINED, "id": rec["id"], "url": rec["url"], "text": None, "metadata": rec["metadata"],
                "raw_length": rec["raw_length"], "reason": rec["reason"], "file": rec["file"],
                "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None}  # fmt: skip
@@ -79,8 +79,6 @@ class RecordCleaner:
         row.update(status=KEPT, text=outcome.text, reason=None)
         if self.recipe.dedup.exact:
             row["exact_key"] = exact_key(outcome.text)
-        if bands and self.hasher is not None and (signature := self.hasher.signature(outcome.text)) is not None:
-            row["bands"] = band_keys(signature, self.recipe.dedup.bands, self.recipe.dedup.rows)
         return row
 
     def clean_batches(self, batches: Iterable) -> Iterator:
@@ -88,7 +86,7 @@ class RecordCleaner:
         import pandas as pd
 
         for frame in batches:
-            rows = [self.clean(rec, bands=False) for rec in frame.to_dict("records")]
+            rows = [self.clean(rec) for rec in frame.to_dict("records")]
             self._add_bands(rows)
             yield pd.DataFrame(rows, columns=ROW_COLUMNS)
 

@@ -4,6 +4,7 @@ import pandas as pd
 
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.cleaning_rows import KEPT, RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple
+from marin_assets.data.dedup import band_keys
 from marin_assets.data.readers import list_source_files, read_file
 from marin_assets.data.sources import load_sources
 
@@ -18,6 +19,10 @@ def test_batched_bands_equal_one_record_at_a_time():
     cleaner = RecordCleaner(load_cleaning_recipe())
     records = _records("dirty_web") + _records("debian_licenses")
     one_by_one = [cleaner.clean(rec) for rec in records]
+    dedup = cleaner.recipe.dedup
+    for row in one_by_one:  # the reference: each kept text hashed on its own
+        if row["status"] == KEPT and (signature := cleaner.hasher.signature(row["text"])) is not None:
+            row["bands"] = band_keys(signature, dedup.bands, dedup.rows)
     frames = [pd.DataFrame(records[:20], columns=RECORD_COLUMNS), pd.DataFrame(records[20:], columns=RECORD_COLUMNS)]
     batched = pd.concat(list(cleaner.clean_batches(frames)), ignore_index=True)
     expected = pd.DataFrame(one_by_one, columns=ROW_COLUMNS)
