@@ -32,7 +32,7 @@ from marin_assets.train.models import Budget
 from marin_assets.train.preflight import PreflightReport, ProfileEstimate, extrapolate, preflight, require_fits
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
 from marin_assets.train.wandb_tracking import MAXTEXT_KEYS as WANDB_KEYS
-from marin_assets.train.wandb_tracking import new_run_id, require_installed, wandb_settings
+from marin_assets.train.wandb_tracking import RUN_ID_FIELD, require_installed, run_id_for, wandb_settings
 
 ENTRY_MODULE = "marin_assets.train.maxtext_entry"
 # Keys that may differ between attempts of one run without changing what it computes.
@@ -114,10 +114,9 @@ def launch_local(
     if resumed_from is not None:
         _refuse_changed_config(config_path, keys)
     os.makedirs(paths.run_dir, exist_ok=True)
-    # A resumed run keeps its W&B run id, so W&B shows one run, not one per attempt.
-    wandb_run_id = (resumed_from is not None and previous.get(WANDB_RUN_ID)) or new_run_id(spec.run_name)
+    wandb_run_id = run_id_for(spec.run_name, previous, resuming=resumed_from is not None)
     with open(f"{paths.run_dir}/{IDENTITY_FILE}", "w") as f:
-        json.dump({"mixture": identity, WANDB_RUN_ID: wandb_run_id}, f)
+        json.dump({"mixture": identity, RUN_ID_FIELD: wandb_run_id}, f)
     write_maxtext_yaml(keys, config_path)
     if resumed_from is not None:
         context.log.info(f"{spec.run_name}: resuming from checkpoint {resumed_from} of {spec.final_step}")
@@ -150,7 +149,6 @@ def launch_local(
 
 
 IDENTITY_FILE = "inputs.json"
-WANDB_RUN_ID = "wandb_run_id"
 
 
 def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: MixtureLike) -> str:

@@ -7,7 +7,8 @@ process 0 calls `wandb.init(project=wandb_project_name, name=wandb_run_name, res
 
 W&B is configured by its usual environment: WANDB_PROJECT and/or WANDB_MODE (`offline` writes the
 run under the run folder and needs no network; `disabled`, or neither variable, turns it off).
-`wandb` is imported only by the training process (by MaxText), and only when W&B is configured. A resumed run continues the same W&B run (its id is kept in the run folder).
+`wandb` is imported only by the training process (by MaxText), and only when W&B is configured.
+A resumed run continues the same W&B run: its id is kept in the run folder (`run_id_for`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 DEFAULT_PROJECT = "marin"
 # MaxText config keys that only say where metrics go: a resumed run may change them.
 MAXTEXT_KEYS = ("enable_wandb", "wandb_project_name", "wandb_run_name")
+# Field of the run folder's inputs.json that keeps the W&B run id across attempts.
+RUN_ID_FIELD = "wandb_run_id"
 
 
 class WandbUnavailable(RuntimeError):
@@ -64,6 +67,11 @@ def require_installed(settings: WandbSettings) -> None:
 def new_run_id(run_name: str) -> str:
     """A W&B run id for a fresh run folder (W&B ids: letters, digits, '-', '_')."""
     return f"{re.sub(r'[^A-Za-z0-9_-]', '-', run_name)[:48]}-{uuid.uuid4().hex[:8]}"
+
+
+def run_id_for(run_name: str, previous_inputs: dict, resuming: bool) -> str:
+    """This attempt's W&B run id: a resumed run continues its W&B run, a fresh one starts a new one."""
+    return (resuming and previous_inputs.get(RUN_ID_FIELD)) or new_run_id(run_name)
 
 
 def finish_run() -> dict | None:

@@ -7,12 +7,14 @@ import pytest
 
 from marin_assets.train.local_launcher import RESUME_NEUTRAL_KEYS
 from marin_assets.train.wandb_tracking import (
+    RUN_ID_FIELD,
     WandbSettings,
     WandbUnavailable,
     describe,
     finish_run,
     new_run_id,
     require_installed,
+    run_id_for,
     wandb_settings,
 )
 
@@ -35,6 +37,13 @@ def test_keys_and_env_of_the_training_process():
     assert "WANDB_MODE" not in WandbSettings(project="p", mode="").process_env("i", "/d")
     run_id = new_run_id("tiny/2 m.x")
     assert re.fullmatch(r"tiny-2-m-x-[0-9a-f]{8}", run_id) and run_id != new_run_id("tiny/2 m.x")
+
+
+def test_only_a_resumed_attempt_continues_its_wandb_run():
+    previous = {RUN_ID_FIELD: "run-1-abc"}
+    assert run_id_for("run-1", previous, resuming=True) == "run-1-abc"
+    assert run_id_for("run-1", previous, resuming=False) != "run-1-abc"  # started over: a new W&B run
+    assert run_id_for("run-1", {}, resuming=True).startswith("run-1-")  # resuming a folder from before W&B
 
 
 def test_missing_wandb_fails_before_training_names_the_fix():

@@ -22,7 +22,6 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.local_launcher import (
     ENTRY_MODULE,
     IDENTITY_FILE,
-    WANDB_RUN_ID,
     TrainingError,
     TrainingResult,
     collect_result,
@@ -32,7 +31,7 @@ from marin_assets.train.local_launcher import (
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.preflight import require_fits
 from marin_assets.train.runs import TrainingRunSpec
-from marin_assets.train.wandb_tracking import new_run_id, wandb_settings
+from marin_assets.train.wandb_tracking import RUN_ID_FIELD, run_id_for, wandb_settings
 
 CONFIG_ENV = "MARIN_MAXTEXT_YAML"
 POD_CONFIG_PATH = "/tmp/marin/maxtext.yml"
@@ -93,7 +92,7 @@ def wandb_for_slice(storage: Storage, run_name: str, run_dir: str, resumed_from:
     keys.update(settings.maxtext_keys(run_name))
     ids_uri = f"{run_dir}/{IDENTITY_FILE}"
     previous = json.loads(storage.fs.cat(ids_uri)) if resumed_from is not None and storage.fs.exists(ids_uri) else {}
-    run_id = previous.get(WANDB_RUN_ID) or new_run_id(run_name)
+    run_id = run_id_for(run_name, previous, resuming=resumed_from is not None)
     storage.fs.makedirs(run_dir, exist_ok=True)  # a no-op on gs://
-    storage.fs.pipe(ids_uri, json.dumps({**previous, WANDB_RUN_ID: run_id}).encode())
+    storage.fs.pipe(ids_uri, json.dumps({**previous, RUN_ID_FIELD: run_id}).encode())
     return settings.process_env(run_id, POD_WANDB_DIR)
