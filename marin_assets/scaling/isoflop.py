@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
 from marin_assets.scaling.parametric import FitError
 
@@ -91,6 +90,8 @@ class IsoflopFit:
 
 
 def fit_parabola(N, loss, *, robust: bool = False) -> tuple[float, float, float]:
+    import statsmodels.api as sm  # seconds to import: loaded by the fits, not with the code location
+
     x = np.log(np.asarray(N, float))
     design = np.column_stack([np.ones_like(x), x, x * x])
     y = np.asarray(loss, float)
@@ -127,6 +128,8 @@ def fit_budget(budget: float, N, loss, *, robust: bool = False, flops_per_param_
 
 
 def fit_power_law(C, y, level: float = 0.95) -> PowerLaw:
+    import statsmodels.api as sm
+
     log_c, log_y = np.log(np.asarray(C, float)), np.log(np.asarray(y, float))
     res = sm.OLS(log_y, sm.add_constant(log_c)).fit()
     if len(log_c) > 2:

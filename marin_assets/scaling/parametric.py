@@ -10,7 +10,8 @@ A, B, E = exp(a, b, e), and residuals are scored robustly. Two objectives:
   a learned scale sigma, i.e. -sum log p((log L - pred) / exp(sigma)); minimised by BFGS started from
   the best Huber fit. This reproduces their published coefficients on the Chinchilla points.
 
-Pure numpy/scipy; the gradients are analytic so a 1000-sample bootstrap stays cheap.
+Pure numpy/scipy; the gradients are analytic so a 1000-sample bootstrap stays cheap. scipy is
+imported by the functions that use it, so loading the code location does not pay for it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from dataclasses import asdict, dataclass, field
 from itertools import product
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import logsumexp, ndtr
 
 PARAM_NAMES = ("E", "A", "B", "alpha", "beta")
 METHODS = ("mle", "huber")
@@ -125,6 +124,8 @@ def _huber_objective(theta, log_n, log_d, log_l, weights, delta):
 
 
 def _huber_log_normaliser(delta: float) -> float:
+    from scipy.special import ndtr
+
     return float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * ndtr(-delta)) + 2 * np.exp(-0.5 * delta**2) / delta))
 
 
@@ -143,6 +144,8 @@ def _mle_objective(params, log_n, log_d, log_l, weights, delta, log_norm):
 
 def _grid_objective(grid, log_n, log_d, log_l, weights, delta):
     """Huber objective at every grid point at once (to pick the starts worth optimising)."""
+    from scipy.special import logsumexp
+
     a, b, e, alpha, beta = (col[:, None] for col in grid.T)
     terms = np.broadcast_arrays(a - alpha * log_n, b - beta * log_d, e + 0 * log_n)
     value, _ = _huber(log_l - logsumexp(np.stack(terms), axis=0), delta)
@@ -203,6 +206,8 @@ def _log_points(N, D, L):
 
 
 def _fit_logs(args, method, grid, top_k, init) -> ParametricFit:
+    from scipy.optimize import minimize
+
     log_l, delta = args[2], args[4]
     if init is not None and method == "mle" and init.log_scale is not None:
         # Warm start (bootstrap refits): straight to the likelihood, as Besiroglu et al. do.
@@ -239,6 +244,8 @@ def _positive_definite(matrix) -> np.ndarray | None:
 
 def _fit_mle(theta0, log_scale0, args, delta, starts, curvature=None) -> ParametricFit:
     """BFGS on the likelihood (L-BFGS-B stalls on this kinked objective)."""
+    from scipy.optimize import minimize
+
     log_norm = _huber_log_normaliser(delta)
     res = minimize(_mle_objective, np.append(theta0, log_scale0), args=(*args, log_norm), jac=True, method="BFGS")
     if not np.all(np.isfinite(res.x)):

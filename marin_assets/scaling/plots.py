@@ -6,21 +6,18 @@ from __future__ import annotations
 import base64
 import io
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")  # no display on workers; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from marin_assets.scaling.isoflop import IsoflopFit  # noqa: E402
-from marin_assets.scaling.parametric import ParametricLaw  # noqa: E402
+from marin_assets.core.plotting import pyplot
+from marin_assets.scaling.isoflop import IsoflopFit
+from marin_assets.scaling.parametric import ParametricLaw
 
 
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
+    pyplot().close(fig)
     return buf.getvalue()
 
 
@@ -30,6 +27,7 @@ def markdown_image(png: bytes, alt: str) -> str:
 
 def isoflop_curves(points: pd.DataFrame, fit: IsoflopFit) -> bytes:
     """Loss vs N per budget: observed runs, fitted parabola, and its minimum (hollow if unusable)."""
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     colors = plt.cm.viridis(np.linspace(0.1, 0.85, max(len(fit.budgets), 1)))
     for color, budget in zip(colors, fit.budgets):
@@ -54,7 +52,7 @@ def optimal_allocation(fit: IsoflopFit, targets: list[float], law: ParametricLaw
     usable = [b for b in fit.budgets if b.usable]
     budgets = np.array([b.budget for b in usable])
     span = np.geomspace(budgets.min() / 2, max(targets + [budgets.max()]) * 2, 100)
-    fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.8))
+    fig, axes = pyplot().subplots(1, 2, figsize=(9.6, 3.8))
     for ax, name, observed, power in (
         (axes[0], "N*", [b.N_opt for b in usable], fit.N_law),
         (axes[1], "D*", [b.D_opt for b in usable], fit.D_law),
@@ -77,7 +75,7 @@ def optimal_allocation(fit: IsoflopFit, targets: list[float], law: ParametricLaw
 def fit_vs_observed(points: pd.DataFrame, law: ParametricLaw, heldout: dict | None = None) -> bytes:
     """Predicted vs observed loss for every run (and the held-out run, if trained)."""
     predicted = law.loss(points["N"], points["D"])
-    fig, ax = plt.subplots(figsize=(4.8, 4.4))
+    fig, ax = pyplot().subplots(figsize=(4.8, 4.4))
     ax.scatter(points["loss"], predicted, s=20, color="tab:blue", label="suite runs")
     values = list(points["loss"]) + list(predicted)
     if heldout is not None:

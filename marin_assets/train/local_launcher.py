@@ -24,6 +24,7 @@ from dagster._core.errors import DagsterPipesExecutionError
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import hash_json
+from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import MANIFEST_NAME, Storage
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step
 from marin_assets.train.maxtext_config import MixtureLike, RunPaths, maxtext_keys, write_maxtext_yaml
@@ -177,11 +178,9 @@ def _resumable(previous: dict, identity: str, checkpoint_step: int, final_step: 
 
 
 def _warm_imports() -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
     import tensorboardX.proto.event_pb2  # noqa: F401
+
+    pyplot()
 
 
 def _failure_reason(log_file: str) -> str | None:

@@ -12,6 +12,7 @@ import io
 import dagster as dg
 import fsspec
 
+from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
 from marin_assets.train.local_launcher import TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
@@ -32,11 +33,7 @@ def write_result_files(staged: StagedOutput, result: TrainingResult, title: str)
 
 
 def loss_plot_png(result: TrainingResult, title: str) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
     if result.loss_curve:
         ax.plot(*zip(*result.loss_curve), label="train loss")

@@ -6,22 +6,23 @@
 
 Pipes travels through GCS: the context is written to `pipes_bucket` before the pods start and
 the lead pod's messages are read back from it while they run (see pod_pipes.py for the pod side).
+The Kubernetes client (seconds to import) is loaded by a launch, not with the code location.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import dagster as dg
-from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 from pydantic import Field
 
-from marin_assets.train.k8s.launcher import SliceClient
-from marin_assets.train.k8s.manifests import LaunchRequest, build_workload
 from marin_assets.train.k8s.pod_pipes import PIPES_INTERVAL_ENV, PIPES_TRANSPORT_ENV, gcs_client
 from marin_assets.train.resources import ResourceConfig
+
+if TYPE_CHECKING:
+    from kubernetes import client as k8s
 
 
 class TpuPodLauncher(dg.ConfigurableResource):
@@ -43,6 +44,9 @@ class TpuPodLauncher(dg.ConfigurableResource):
                     "(e.g. WANDB_API_KEY: 'wandb/api-key'); the values never pass through Dagster")
 
     def api_client(self) -> k8s.ApiClient:
+        from kubernetes import client as k8s
+        from kubernetes import config as k8s_config
+
         configuration = k8s.Configuration()
         if self.api_host is None:
             if self.in_cluster:
@@ -65,6 +69,9 @@ class TpuPodLauncher(dg.ConfigurableResource):
         extras: Mapping[str, object] | None = None,
     ) -> dg.PipesClientCompletedInvocation:
         from dagster_gcp.pipes import PipesGCSContextInjector, PipesGCSMessageReader
+
+        from marin_assets.train.k8s.launcher import SliceClient
+        from marin_assets.train.k8s.manifests import LaunchRequest, build_workload
 
         gcs = gcs_client()
         launch_id = uuid.uuid4().hex[:8]  # fresh names per attempt: a step retry never meets the last one
