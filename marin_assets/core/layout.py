@@ -6,5 +6,7 @@ TOKENIZER = "tokenizer"       # tokenizer/<name>/        tokenizer.json, tokeniz
 TOKENIZED = "tokenized"       # tokenized/<source>/      shard-00000.parquet ... (tokens: list<int32>)
 MIXTURES = "mixtures"         # mixtures/<mixture>/      train/ validation/ shards + mixture.json
 TRAINING = "training"         # training/<run>/          MaxText base_output_directory of one run
+PLAN_DIR = "plan"             # training/<run>/plan/     training_plan's output (preflight)
+FINAL_DIR = "final"           # training/<run>/final/    training_run's output (result, loss curve)
 SCALING = "scaling"           # scaling/<suite>/         runs/<budget>__<size>/, fits/, plots/
 GOVERNANCE = "governance"     # governance/              failure_catalog/, audit/

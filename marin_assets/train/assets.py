@@ -23,7 +23,6 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.runs import TrainingRuns
 
 MIXTURE_ASSET = dg.AssetKey("mixture")
-PLAN_DIR, FINAL_DIR = "plan", "final"
 
 
 def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
@@ -82,7 +81,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
             "maxtext_keys": keys,
             "profile": asdict(profile) if profile else None,
         }
-        with st.atomic_dir(layout.TRAINING, spec.run_name, PLAN_DIR) as staged:
+        with st.atomic_dir(layout.TRAINING, spec.run_name, layout.PLAN_DIR) as staged:
             staged.write_json(plan, "plan.json")
             return record_output(
                 context, staged, recipe=spec, code_version=plan_version,
@@ -102,12 +101,12 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
         context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
     ) -> dg.MaterializeResult:
         st, spec = storage.storage, runs.spec(context.partition_key)
-        st.require_committed(layout.TRAINING, spec.run_name, PLAN_DIR)
+        st.require_committed(layout.TRAINING, spec.run_name, layout.PLAN_DIR)
         # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
         assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
         result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
-        with st.atomic_dir(layout.TRAINING, spec.run_name, FINAL_DIR) as staged:
+        with st.atomic_dir(layout.TRAINING, spec.run_name, layout.FINAL_DIR) as staged:
             png = write_result_files(staged, result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
             return record_output(
                 context, staged, recipe=spec, code_version=run_version,

@@ -6,7 +6,6 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train.assets import FINAL_DIR, PLAN_DIR
 from marin_assets.train.baseline import compare, load_baseline
 
 
@@ -21,7 +20,7 @@ def build_training_checks(
                     "a failure stops training_run and names the knob to change.",
     )
     def preflight_fits(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
-        plan = storage.storage.read_json(layout.TRAINING, context.partition_key, PLAN_DIR, "plan.json")
+        plan = storage.storage.read_json(layout.TRAINING, context.partition_key, layout.PLAN_DIR, "plan.json")
         report = plan["preflight"]
         memory = report.get("memory") or {}
         return dg.AssetCheckResult(
@@ -48,7 +47,7 @@ def build_training_checks(
                 description=f"no baseline committed for run {run!r}; nothing compared",
                 metadata={"baseline": "none"},
             )
-        result = storage.storage.read_json(layout.TRAINING, run, FINAL_DIR, "result.json")
+        result = storage.storage.read_json(layout.TRAINING, run, layout.FINAL_DIR, "result.json")
         comparison = compare(result["loss_curve"], result["final_eval_loss"], baseline)
         return dg.AssetCheckResult(
             passed=comparison.passed,

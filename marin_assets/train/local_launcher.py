@@ -107,9 +107,8 @@ def launch_local(
     identity = _input_identity(storage, spec, mixture_info)
     previous = _previous_inputs(paths.run_dir)
     if resumed_from is not None and not _resumable(previous, identity, resumed_from, spec.final_step):
-        # Finished, or trained on other data: resuming would mix two runs. Keep it aside, start over.
-        superseded = f"{paths.run_dir}.superseded-{time.strftime('%Y%m%dT%H%M%S')}"
-        os.rename(paths.run_dir, superseded)
+        # Finished, or trained on other data: resuming would mix two runs. Set it aside, start over.
+        superseded = set_aside(paths.run_dir)
         context.log.warning(f"{spec.run_name}: previous run folder moved to {superseded}; training from scratch")
         resumed_from, previous = None, {}
     if resumed_from is not None:
@@ -150,6 +149,19 @@ def launch_local(
 
 
 IDENTITY_FILE = "inputs.json"
+
+
+def set_aside(run_dir: str) -> str:
+    """Move a run's training state to a sibling folder so the run starts over; its committed plan stays.
+
+    final/ (what marks the run finished) moves first: a crash midway never leaves a run that looks done.
+    """
+    superseded = f"{run_dir}.superseded-{time.strftime('%Y%m%dT%H%M%S')}"
+    os.makedirs(superseded)
+    for name in sorted(os.listdir(run_dir), key=lambda name: name != layout.FINAL_DIR):
+        if name != layout.PLAN_DIR:
+            os.rename(os.path.join(run_dir, name), os.path.join(superseded, name))
+    return superseded
 
 
 def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: MixtureLike) -> str:

@@ -92,3 +92,20 @@ def test_resuming_a_run_folder_with_a_different_config_is_refused(tmp_path):
     longer = old.model_copy(update={"budget": old.budget.model_copy(update={"steps": 41})})
     with pytest.raises(TrainingError, match=r"different config \(keys \[.*'learning_rate_schedule_steps', 'steps'\]\)"):
         launch_local(dg.build_asset_context(), longer, storage, mixture)
+
+
+def test_a_run_set_aside_to_start_over_keeps_its_committed_plan(tmp_path):
+    from marin_assets.train.local_launcher import set_aside
+
+    run_dir = tmp_path / "training" / "tiny"
+    for part in ("plan", "final", "checkpoints/60", "logs"):
+        (run_dir / part).mkdir(parents=True)
+    (run_dir / "plan" / "_COMMITTED").write_text("")
+    (run_dir / "final" / "_COMMITTED").write_text("")
+    (run_dir / "inputs.json").write_text("{}")
+
+    aside = Path(set_aside(str(run_dir)))
+    assert aside.parent == run_dir.parent and aside.name.startswith("tiny.superseded-")
+    assert sorted(p.name for p in run_dir.iterdir()) == ["plan"]  # training_plan's output is still valid
+    assert (run_dir / "plan" / "_COMMITTED").exists()
+    assert sorted(p.name for p in aside.iterdir()) == ["checkpoints", "final", "inputs.json", "logs"]
