@@ -22,16 +22,17 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE_DATA = REPO / "marin_assets" / "sample_data"
 VENV_BIN = Path(sys.executable).parent
 
-# The main graph in the order a user (or CI) materializes it, one partitions definition per call.
+# The main graph in the order a user (or CI) materializes it: one CLI call per stage, one partition.
 SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
-STAGE_COMMANDS: tuple[tuple[str, tuple[str | None, ...]], ...] = (
-    ("raw_corpus,cleaned_documents", SOURCES),
-    ("tokenizer", (None,)),
-    ("tokenized_source", SOURCES),
-    ("mixture", ("sample",)),
-    ("training_plan,training_run", ("tiny-sample",)),
-)
 E2E_RUN = "tiny-sample"
+STAGE_COMMANDS: tuple[tuple[str, str | None], ...] = (
+    ("raw_corpus,cleaned_documents", "dirty_web"),  # every filter, dedup and the quarantine at work
+    ("tokenizer", None),
+    ("tokenized_source", "dirty_web"),
+    ("mixture", "sample"),
+    ("training_plan,training_run", E2E_RUN),
+)
+GRAPH_KEYS = ",".join(key for select, _ in STAGE_COMMANDS for key in select.split(","))
 
 
 @dataclass
@@ -74,10 +75,9 @@ class Workspace:
         args = ["dagster", "asset", "materialize", "-m", "marin_assets.definitions", "--select", select]
         return self.run(*args, *(["--partition", partition] if partition else []))
 
-    def materialize_graph(self) -> None:
-        for select, partitions in STAGE_COMMANDS:
-            for partition in partitions:
-                self.materialize(select, partition)
+    def materialize_stage_by_stage(self) -> None:
+        for select, partition in STAGE_COMMANDS:
+            self.materialize(select, partition)
 
 
 def make_workspace(root: Path) -> Workspace:
