@@ -45,6 +45,14 @@ def _launcher(kube: StubKube, bucket: str, **overrides) -> TpuPodLauncher:
     return TpuPodLauncher(**{**settings, **overrides})
 
 
+@pytest.fixture
+def short_pipes_drain(monkeypatch):
+    """Dagster's readers wait 10 s after a session closes for late messages; a failed launch sends none."""
+    from dagster._core.pipes import utils
+
+    monkeypatch.setattr(utils, "WAIT_FOR_LOGS_AFTER_EXECUTION_INTERVAL", 1)
+
+
 def _assert_rbac_grants_every_call(kube: StubKube) -> None:
     """Every call the launcher made is one deployments/k8s/rbac.yaml grants (in its namespace)."""
     for method, path in kube.requests:
@@ -103,7 +111,7 @@ def test_slice_runs_reports_through_gcs_pipes_and_cleans_up(gcs_emulator, resour
 
 
 @pytest.mark.slow
-def test_pod_failure_raises_with_log_tail_and_deletes_the_slice(gcs_emulator):
+def test_pod_failure_raises_with_log_tail_and_deletes_the_slice(gcs_emulator, short_pipes_drain):
     resources = ResourceConfig(accelerator="tpu", tpu_type="v5litepod-16")  # 4 hosts
     with StubKube() as kube:
         with pytest.raises(SliceFailed) as failure:
@@ -119,7 +127,7 @@ def test_pod_failure_raises_with_log_tail_and_deletes_the_slice(gcs_emulator):
 
 
 @pytest.mark.slow
-def test_interrupt_deletes_the_running_slice(gcs_emulator):
+def test_interrupt_deletes_the_running_slice(gcs_emulator, short_pipes_drain):
     """Ctrl-C / a Dagster cancel arrives as an exception in the step; the slice must not outlive it."""
     resources = ResourceConfig(accelerator="tpu", tpu_type="v4-16")
     with StubKube() as kube:
@@ -140,7 +148,7 @@ def test_interrupt_deletes_the_running_slice(gcs_emulator):
 
 
 @pytest.mark.slow
-def test_timeout_while_pending_deletes_the_slice(gcs_emulator):
+def test_timeout_while_pending_deletes_the_slice(gcs_emulator, short_pipes_drain):
     resources = ResourceConfig(accelerator="tpu", tpu_type="v5litepod-4")  # single host
     with StubKube(run_pods=False) as kube:
         with pytest.raises(TimeoutError, match="still pending after 1 s: 0/1 pods running"):
