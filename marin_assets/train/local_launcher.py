@@ -13,11 +13,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 
 import dagster as dg
 from dagster._core.errors import DagsterPipesExecutionError
@@ -26,11 +24,12 @@ from marin_assets.core import layout
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step
+from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.maxtext_config import MixtureLike, RunPaths, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
 from marin_assets.train.preflight import PreflightReport, ProfileEstimate, extrapolate, preflight, require_fits
+from marin_assets.train.run_result import TrainingError, TrainingResult, collect_result
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
 from marin_assets.train.wandb_tracking import MAXTEXT_KEYS as WANDB_KEYS
 from marin_assets.train.wandb_tracking import RUN_ID_FIELD, require_installed, run_id_for, wandb_settings
@@ -39,37 +38,6 @@ ENTRY_MODULE = "marin_assets.train.maxtext_entry"
 # Keys that may differ between attempts of one run without changing what it computes.
 RESUME_NEUTRAL_KEYS = {"jax_cache_dir", *WANDB_KEYS}
 JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
-
-
-class TrainingError(RuntimeError):
-    pass
-
-
-@dataclass
-class TrainingResult:
-    final_eval_loss: float
-    eval_tokens: float
-    loss_curve: list[tuple[int, float]]
-    eval_curve: list[tuple[int, float]]
-    tokens_per_s: float | None
-    tflops_per_device: float | None
-    checkpoint_uri: str
-    checkpoint_step: int
-    checkpoint_hash: str
-    num_params: int
-    flops_per_token: float
-    wall_s: float
-    run_dir: str
-    maxtext_config_path: str
-    tensorboard_dir: str
-    resumed_from_step: int | None = None
-    preflight: dict = field(default_factory=dict)
-    wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
-    maxtext_s: float | None = None  # of wall_s, the time spent importing and running MaxText itself
-    exit_s: float | None = None  # of wall_s, the training process' exit (JAX teardown) after it reported
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 def run_paths(storage: Storage, spec: TrainingRunSpec, output_parts: tuple[str, ...] = (layout.TRAINING,)) -> RunPaths:
@@ -222,49 +190,6 @@ def _refuse_changed_config(config_path: str, keys: dict) -> None:
             f"{config_path} has checkpoints from a run with a different config (keys {changed}); "
             "give the run a new name, or delete its folder to start over"
         )
-
-
-def collect_result(
-    spec: TrainingRunSpec,
-    paths: RunPaths,
-    report: PreflightReport,
-    summary: dict,
-    config_path: str,
-    wall_s: float,
-    resumed_from: int | None,
-) -> TrainingResult:
-    scalars = read_scalars(paths.tensorboard_dir)
-    final = spec.final_step
-    eval_loss = scalars.get("eval/avg_loss", {}).get(final)
-    if eval_loss is None:
-        raise TrainingError(f"{spec.run_name}: no eval loss after the last step {final} in {paths.tensorboard_dir}")
-    tokens_per_s = _median_after_compile(scalars, "perf/per_device_tokens_per_sec")
-    return TrainingResult(
-        final_eval_loss=eval_loss,
-        eval_tokens=scalars.get("eval/total_weights", {}).get(final, 0.0),
-        loss_curve=series(scalars, "learning/loss"),
-        eval_curve=series(scalars, "eval/avg_loss"),
-        tokens_per_s=tokens_per_s * spec.resources.num_devices() if tokens_per_s else None,
-        tflops_per_device=_median_after_compile(scalars, "perf/per_device_tflops_per_sec"),
-        checkpoint_uri=checkpoint_uri(paths.checkpoints_dir, summary["checkpoint_step"]),
-        checkpoint_step=summary["checkpoint_step"],
-        checkpoint_hash=summary["checkpoint_hash"],
-        num_params=report.num_params,
-        flops_per_token=report.flops_per_token,
-        wall_s=wall_s,
-        run_dir=paths.run_dir,
-        maxtext_config_path=config_path,
-        tensorboard_dir=paths.tensorboard_dir,
-        resumed_from_step=resumed_from,
-        preflight=report.to_json(),
-        wandb=summary.get("wandb"),
-        maxtext_s=summary.get("maxtext_s"),
-    )
-
-
-def _median_after_compile(scalars: dict, tag: str) -> float | None:
-    values = [v for step, v in series(scalars, tag) if step > 0]  # step 0 includes compilation
-    return statistics.median(values) if values else None
 
 
 def profile_local(

@@ -14,7 +14,7 @@ import fsspec
 
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
-from marin_assets.train.local_launcher import TrainingResult
+from marin_assets.train.run_result import TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
 from marin_assets.train.wandb_tracking import describe, wandb_settings
 

@@ -15,7 +15,7 @@ from marin_assets.tokenize.mixture_info import (
     MIXTURE_FILE, TokenizerCompatibilityError, check_vocab_fits, load_mixture_info,
 )
 from marin_assets.tokenize.mixture_plan import MixtureError
-from marin_assets.tokenize.shards import read_shards, read_tokenizer_hash, shard_table, write_shard
+from marin_assets.tokenize.shards import read_shards, shard_table, write_shard
 from marin_assets.tokenize.tokenizer_files import tokenizer_hash
 from marin_assets_tests.tokenize.conftest import (
     SOURCES, build_stage, make_corpus, materialize, materialize_mixture, write_cleaned_source,

@@ -8,7 +8,7 @@ import yaml
 
 from marin_assets.core.storage import Storage
 from marin_assets.train.k8s.training import CONFIG_ENV, launch_on_tpu_slice, maxtext_yaml_text, pod_command
-from marin_assets.train.local_launcher import TrainingError
+from marin_assets.train.run_result import TrainingError
 
 
 def test_pod_command_writes_the_env_config_and_runs_the_entry_on_it(tmp_path):

@@ -18,7 +18,7 @@ TRAINING_PLOT_ASSET = "training_run"
 
 def training_run_metadata() -> tuple[str, dict]:
     """(metadata key of the plot, metadata) exactly as the training_run asset reports them."""
-    from marin_assets.train.local_launcher import TrainingResult
+    from marin_assets.train.run_result import TrainingResult
     from marin_assets.train.report import loss_plot_png, result_metadata
 
     curve = [(step, 5.6 * 0.93**step + 2.1) for step in range(0, 61, 5)]
