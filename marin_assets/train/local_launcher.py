@@ -73,7 +73,7 @@ def launch_local(
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
     identity = _input_identity(storage, spec, mixture_info)
-    previous = _previous_inputs(paths.run_dir)
+    previous = previous_inputs(storage, paths.run_dir)
     if resumed_from is not None and not _resumable(previous, identity, resumed_from, spec.final_step):
         # Finished, or trained on other data: resuming would mix two runs. Set it aside, start over.
         superseded = set_aside(paths.run_dir)
@@ -144,12 +144,10 @@ def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: Mixtu
     return hash_json(info)
 
 
-def _previous_inputs(run_dir: str) -> dict:
-    try:
-        with open(f"{run_dir}/{IDENTITY_FILE}") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        return {}
+def previous_inputs(storage: Storage, run_dir: str) -> dict:
+    """The run folder's inputs.json from the last attempt (mixture identity, W&B run id); {} if none."""
+    uri = f"{run_dir}/{IDENTITY_FILE}"
+    return json.loads(storage.fs.cat(uri)) if storage.fs.exists(uri) else {}
 
 
 def _resumable(previous: dict, identity: str, checkpoint_step: int, final_step: int) -> bool:

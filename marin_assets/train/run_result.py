@@ -1,9 +1,9 @@
 """What a finished run reports: its TrainingResult, read from its TensorBoard scalars and the
 training process' summary.
 
-Together with the MaxText config, the entry and the checkpoint code, this decides a run's numbers,
-so it is part of the training assets' code version; how the process is launched and watched
-(local_launcher, k8s) is not: editing that does not make trained runs stale.
+Together with the MaxText config, the entry, the checkpoint code and the device setup (resources),
+this decides a run's numbers, so it is part of the training assets' code version; how the process
+is launched and watched (local_launcher, k8s) is not: editing that does not make trained runs stale.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import dagster as dg
 from marin_assets.core.storage import Storage
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.train.local_launcher import ENTRY_MODULE, IDENTITY_FILE, plan_run, run_paths
+from marin_assets.train.local_launcher import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.preflight import require_fits
 from marin_assets.train.run_result import TrainingError, TrainingResult, collect_result
@@ -83,9 +83,8 @@ def wandb_for_slice(storage: Storage, run_name: str, run_dir: str, resumed_from:
     if settings is None:
         return {}
     keys.update(settings.maxtext_keys(run_name))
-    ids_uri = f"{run_dir}/{IDENTITY_FILE}"
-    previous = json.loads(storage.fs.cat(ids_uri)) if resumed_from is not None and storage.fs.exists(ids_uri) else {}
+    previous = previous_inputs(storage, run_dir) if resumed_from is not None else {}
     run_id = run_id_for(run_name, previous, resuming=resumed_from is not None)
     storage.fs.makedirs(run_dir, exist_ok=True)  # a no-op on gs://
-    storage.fs.pipe(ids_uri, json.dumps({**previous, RUN_ID_FIELD: run_id}).encode())
+    storage.fs.pipe(f"{run_dir}/{IDENTITY_FILE}", json.dumps({**previous, RUN_ID_FIELD: run_id}).encode())
     return settings.process_env(run_id, POD_WANDB_DIR)
