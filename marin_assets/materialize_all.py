@@ -16,10 +16,7 @@ from dagster._core.definitions.data_version import CachingStaleStatusResolver, S
 from dagster._core.definitions.observe import observe
 from dagster._core.loader import LoadingContextForTest
 
-
-# Asset metadata: the partitions `materialize-all` may run on this machine (e.g. CPU training runs,
-# not the TPU ones). Assets without it are planned over all their partitions.
-LOCAL_PARTITIONS_METADATA = "marin/local_partitions"
+from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 
 
 @dataclass(frozen=True)

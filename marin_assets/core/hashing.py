@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from collections.abc import Iterable
-from types import ModuleType
 from typing import Any
 
 _CHUNK = 1 << 20
@@ -41,15 +39,3 @@ def combine_hashes(named: Iterable[tuple[str, str]]) -> str:
         h.update(digest.encode())
         h.update(b"\n")
     return h.hexdigest()
-
-
-def code_version(recipe_section: Any, *implementations: ModuleType | type | Any) -> str:
-    """An asset's code_version: its recipe section plus the source of the code that implements it.
-
-    Editing either the recipe or the implementing modules changes the version, so Dagster marks
-    the asset (and only its downstream) stale.
-    """
-    parts = [canonical_json(recipe_section)]
-    for impl in implementations:
-        parts.append(inspect.getsource(impl))
-    return sha256_bytes("\n".join(parts).encode())[:16]

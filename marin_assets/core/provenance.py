@@ -37,7 +37,7 @@ def build_manifest(
     the same labels to where those outputs live (so an audit can walk the chain from files alone).
 
     licenses maps each raw source this output derives from to its SPDX id; data_use maps it to
-    {"terms", "cleared", "problems"} (see governance/licenses.py). devices defaults to the JAX
+    {"terms", "cleared", "problems"} (see data/licenses.py). devices defaults to the JAX
     devices of this process when JAX is imported.
     """
     recipe_json = recipe.model_dump(mode="json") if hasattr(recipe, "model_dump") else recipe

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.governance.licenses import compliance_from_inventory, read_inventory
+from marin_assets.data.licenses import compliance_from_inventory, read_inventory
 
 
 class SourceNotCleared(RuntimeError):

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from marin_assets.core.hashing import combine_hashes, sha256_stream
 from marin_assets.core.recipes import Recipe, load_recipe
-from marin_assets.data.readers import list_source_files, relative_name
+from marin_assets.data.source_files import list_source_files, relative_name
 from marin_assets.data.sources import SourceSpec
 
 COMPLIANCE_RECIPE = "compliance.yaml"

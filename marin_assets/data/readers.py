@@ -1,4 +1,4 @@
-"""Entry point for reading raw sources: which files a source has, and the records in one file.
+"""Entry point for reading raw sources: the records in one file (which files: data.source_files).
 
 Readers stream, never raise for a bad record (they yield a QuarantinedRecord with a reason code),
 and for a file that breaks part-way yield what they could read and one QuarantinedRecord for the
@@ -7,67 +7,22 @@ rest. Storage failures (network, permissions) do raise, so the run fails and can
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterator
 
-import fsspec
-
-from marin_assets.data.formats.html_dir import HTML_SUFFIXES, read_html_file
+from marin_assets.data.formats.html_dir import read_html_file
 from marin_assets.data.formats.jsonl import read_jsonl
 from marin_assets.data.formats.parquet import read_parquet
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.streams import SourceReadError
 from marin_assets.data.formats.warc import read_warc
+from marin_assets.data.source_files import list_source_files, relative_name, source_root
 from marin_assets.data.sources import SourceFormat, SourceSpec
 
-__all__ = ["RawRecord", "QuarantinedRecord", "SourceReadError", "list_source_files", "read_file", "source_root"]
+__all__ = ["RawRecord", "QuarantinedRecord", "SourceReadError", "list_source_files", "read_file", "relative_name",
+           "source_root"]
 
 DEFAULT_MAX_RECORD_BYTES = 16 * 2**20
-
-# Files a folder URI contributes, by format (other files, e.g. README or _SUCCESS, are not data).
-SUFFIXES = {
-    SourceFormat.JSONL: (".jsonl",),
-    SourceFormat.JSONL_GZ: (".jsonl.gz",),
-    SourceFormat.JSONL_ZST: (".jsonl.zst",),
-    SourceFormat.PARQUET: (".parquet",),
-    SourceFormat.WARC: (".warc",),
-    SourceFormat.WARC_GZ: (".warc.gz",),
-    SourceFormat.HTML_DIR: HTML_SUFFIXES,
-}
 _COMPRESSION = {SourceFormat.JSONL: None, SourceFormat.JSONL_GZ: "gzip", SourceFormat.JSONL_ZST: "zstd"}
-_GLOB_CHARS = "*?["
-
-
-def _is_glob(uri: str) -> bool:
-    return any(c in uri for c in _GLOB_CHARS)
-
-
-def list_source_files(spec: SourceSpec) -> list[str]:
-    """Sorted URIs of a source's files (a file, a folder, or a glob; local or any fsspec protocol)."""
-    fs, path = fsspec.core.url_to_fs(spec.uri)
-    if _is_glob(path):
-        found = [p for p in fs.glob(path) if fs.isfile(p)]
-    elif fs.isdir(path):
-        found = [p for p in fs.find(path) if p.endswith(SUFFIXES[spec.format])]
-    elif fs.exists(path):
-        found = [path]
-    else:
-        found = []
-    return sorted(_with_protocol(fs, spec.uri, p) for p in found)
-
-
-def source_root(spec: SourceSpec) -> str:
-    """The folder a source's relative file names are relative to (the non-glob prefix of its URI)."""
-    uri = spec.uri.rstrip("/")
-    if _is_glob(uri):
-        prefix = uri[: min(uri.index(c) for c in _GLOB_CHARS if c in uri)]
-        return prefix.rstrip("/") if prefix.endswith("/") else posixpath.dirname(prefix)
-    fs, path = fsspec.core.url_to_fs(uri)
-    return uri if fs.isdir(path) else posixpath.dirname(uri)
-
-
-def relative_name(path: str, spec: SourceSpec) -> str:
-    return posixpath.relpath(_strip(path), _strip(source_root(spec)))
 
 
 def read_file(
@@ -100,11 +55,3 @@ def read_file(
             path, source=spec.name, relative_name=relative_name(path, spec), max_record_bytes=max_record_bytes
         )
     raise ValueError(f"source {spec.name!r}: no reader for format {fmt!r}")
-
-
-def _with_protocol(fs: fsspec.AbstractFileSystem, uri: str, path: str) -> str:
-    return path if "://" not in uri or uri.startswith("file://") else fs.unstrip_protocol(path)
-
-
-def _strip(uri: str) -> str:
-    return uri.removeprefix("file://").split("://", 1)[-1]

@@ -12,7 +12,7 @@ import json
 import fsspec
 
 from marin_assets.core.hashing import hash_json
-from marin_assets.data.readers import list_source_files, relative_name
+from marin_assets.data.source_files import list_source_files, relative_name
 from marin_assets.data.sources import SourceSpec
 
 _STAMP_KEYS = ("generation", "etag", "ETag", "md5Hash", "mtime", "updated", "LastModified", "last_modified")

@@ -13,7 +13,7 @@ from marin_assets.governance.failure_catalog import (
     summary_markdown,
     summary_rows,
 )
-from marin_assets.governance.recording import latest_materialization
+from marin_assets.resources.recording import latest_materialization
 from marin_assets.resources.storage import StorageResource
 
 TRAINING_RUN = dg.AssetKey("training_run")

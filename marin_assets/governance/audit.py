@@ -14,7 +14,7 @@ from collections import deque
 
 from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.governance.licenses import INVENTORY_NAME, compliance_from_inventory
+from marin_assets.data.licenses import INVENTORY_NAME, compliance_from_inventory
 
 _INVENTORY_FIELDS = ("content_hash", "checksum", "file_count", "total_bytes", "uri", "format")
 

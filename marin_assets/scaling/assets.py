@@ -10,17 +10,17 @@ Training is never launched automatically: only the cheap fits carry an automatio
 
 import dagster as dg
 
-from marin_assets.core.hashing import code_version
-from marin_assets.governance.recording import record_output
+from marin_assets.core.code_versions import code_version
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.scaling import bootstrap, isoflop, observations, outputs, parametric, plots, results, suite
+from marin_assets.scaling import bootstrap, isoflop, observations, parametric, plots, results, suite
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.isoflop import IsoflopFit
 from marin_assets.scaling.outputs import GROUP, FIT_AUTOMATION, bootstrap_laws, png_metadata, train_and_record, write_png
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, suite_runs, target_budgets
-from marin_assets.train import checkpoints, maxtext_config, maxtext_entry, resources, run_result
-from marin_assets.train.assets import MIXTURE_ASSET
+from marin_assets.train import maxtext_entry, run_folder, run_result
+from marin_assets.train.launchers import MIXTURE_ASSET
 
 TRAINING_FIELDS = ("mixture", "seq_len", "global_batch_size", "optimizer", "vocab_size", "eval_steps")
 
@@ -33,8 +33,7 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     partitions = dg.StaticPartitionsDefinition([r.key for r in runs])
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping({recipe.mixture: list(by_key)}))
     training_section = recipe.model_dump(mode="json", include=set(TRAINING_FIELDS))
-    run_version = code_version(training_section, suite, results, outputs, resources, maxtext_config, maxtext_entry,
-                               checkpoints, run_result)
+    run_version = code_version(training_section, suite, results, maxtext_entry, run_result, run_folder)
     fit_section = recipe.fit.model_dump(mode="json")
     isoflop_version = code_version(fit_section, observations, isoflop, results, plots)
     parametric_version = code_version(fit_section, observations, parametric, bootstrap, results, plots)

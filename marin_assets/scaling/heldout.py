@@ -12,14 +12,14 @@ import datetime as dt
 
 import dagster as dg
 
-from marin_assets.core.hashing import code_version
-from marin_assets.governance.recording import record_output
+from marin_assets.core.code_versions import code_version
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import bootstrap, results
 from marin_assets.scaling.outputs import GROUP, bootstrap_laws, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun
-from marin_assets.train.assets import MIXTURE_ASSET
+from marin_assets.train.launchers import MIXTURE_ASSET
 
 PREDICTION_FILE = "prediction.json"
 

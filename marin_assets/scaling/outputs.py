@@ -10,10 +10,10 @@ import pandas as pd
 
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
-from marin_assets.governance.recording import record_output
+from marin_assets.resources.recording import record_output
 from marin_assets.scaling import parametric, plots, results
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
-from marin_assets.train.assets import LAUNCHERS, mixture_for
+from marin_assets.train.launchers import LAUNCHERS, mixture_for
 from marin_assets.train.report import loss_plot_png, result_metadata
 
 GROUP = "scaling"

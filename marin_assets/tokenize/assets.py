@@ -3,10 +3,10 @@
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import code_version
+from marin_assets.core.code_versions import code_version
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.recording import record_output
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.tokenize import (
     encoding, mixture_build, mixture_plan, recipes, shards, tokenize_job, tokenizer_files,

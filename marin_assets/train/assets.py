@@ -11,61 +11,58 @@ from dataclasses import asdict
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import code_version, hash_json
-from marin_assets.governance.licenses import assert_sources_cleared, sources_behind
-from marin_assets.governance.recording import record_output
-from marin_assets.materialize_all import LOCAL_PARTITIONS_METADATA
+from marin_assets.core.code_versions import code_version
+from marin_assets.core.hashing import hash_json
+from marin_assets.data.licenses import assert_sources_cleared, sources_behind
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import checkpoints, maxtext_config, maxtext_entry, models, preflight, resources, run_result
-from marin_assets.train.local_launcher import launch_local, plan_run, profile_local, run_paths
+from marin_assets.train import maxtext_config, maxtext_entry, preflight, run_folder, run_result
+from marin_assets.train.launchers import LAUNCHERS, MIXTURE_ASSET, mixture_for
+from marin_assets.train.local_launcher import profile_local
 from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
 from marin_assets.train.k8s.resource import TpuPodLauncher
+from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
+from marin_assets.train.run_folder import plan_run, run_paths
 from marin_assets.train.runs import TrainingRuns
-
-MIXTURE_ASSET = dg.AssetKey("mixture")
-
-
-def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
-    from marin_assets.train.k8s import launch_on_tpu_slice
-
-    return launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher)
-
-
-# By ResourceConfig.launcher: the same spec trains on this machine or on every host of a TPU slice.
-LAUNCHERS = {
-    "local": lambda context, spec, storage, mixture, tpu_launcher: launch_local(context, spec, storage, mixture),
-    "kubernetes": _launch_on_tpu_slice,
-}
-
 
 class PlanConfig(dg.Config):
     profile_steps: int = 0  # > 0: also train this many steps to measure step time and extrapolate the run
 
 
-def mixture_for(storage, spec):
-    from marin_assets.tokenize.mixture_info import load_mixture_info
-
-    info = load_mixture_info(storage, spec.mixture)
-    if not info.validation_glob:
-        raise ValueError(f"mixture {spec.mixture!r} has no validation split; training needs one for the final eval loss")
-    return info
+def run_spec_version(runs: TrainingRuns, name: str) -> str:
+    """A run's entry as the run sees it (model recipe resolved): model, resources, mixture, steps, seed..."""
+    return hash_json(runs.spec(name).model_dump(mode="json"))
 
 
-def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.AssetsDefinition]:
+def _run_spec_source(runs: TrainingRuns, partitions) -> dg.SourceAsset:
+    @dg.observable_source_asset(
+        name="training_run_spec", partitions_def=partitions, group_name="train",
+        description="Each run's entry in recipes/training/runs.yaml (with its model recipe); data version = its hash.",
+    )
+    def training_run_spec(context) -> dg.DataVersionsByPartition:
+        # Observed by `marin materialize-all` (and from the UI); a new hash stales exactly that run.
+        return dg.DataVersionsByPartition({name: run_spec_version(runs, name) for name in sorted(runs.runs)})
+
+    return training_run_spec
+
+
+def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.AssetsDefinition, dg.AssetsDefinition]:
     names = sorted(runs.runs)
     partitions = dg.StaticPartitionsDefinition(names)
     runs_by_mixture: dict[str, list[str]] = {}
     for name in names:
         runs_by_mixture.setdefault(runs.spec(name).mixture, []).append(name)
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping(runs_by_mixture))
-    recipe_section = runs.model_dump(mode="json")
-    plan_version = code_version(recipe_section, models, preflight, maxtext_config)
+    run_spec = _run_spec_source(runs, partitions)
+    # Each partition reads its own run entry only: editing or adding one run stales that run alone.
+    spec_dep = dg.AssetDep(run_spec, partition_mapping=dg.IdentityPartitionMapping())
+    # Code only (run entries are the run_spec source's data versions); see core.code_versions.
+    plan_version = code_version("training_plan", run_folder, preflight, maxtext_config)
     # What decides a run's numbers (its devices included); not how its process is launched and watched.
-    run_version = code_version(recipe_section, models, resources, maxtext_config, maxtext_entry, checkpoints,
-                               run_result)
+    run_version = code_version("training_run", maxtext_entry, run_result, run_folder)
 
     @dg.asset(
-        name="training_plan", partitions_def=partitions, group_name="train", deps=[mixture_dep],
+        name="training_plan", partitions_def=partitions, group_name="train", deps=[spec_dep, mixture_dep],
         code_version=plan_version, kinds={"python"},
         description="Preflight of a training run (params, FLOPs, memory vs the accelerator, mesh) + its MaxText config.",
     )
@@ -93,7 +90,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
             )
 
     @dg.asset(
-        name="training_run", partitions_def=partitions, group_name="train", deps=[training_plan, mixture_dep],
+        name="training_run", partitions_def=partitions, group_name="train", deps=[spec_dep, training_plan, mixture_dep],
         code_version=run_version, kinds={"maxtext"}, pool="training",
         # materialize-all on a workstation trains only the runs this machine can run
         metadata={LOCAL_PARTITIONS_METADATA: [n for n in names if runs.spec(n).resources.launcher == "local"]},
@@ -119,4 +116,4 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
                 extra_metadata=result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),
             )
 
-    return training_plan, training_run
+    return run_spec, training_plan, training_run

@@ -16,9 +16,9 @@ from marin_assets.train.runs import TrainingRuns, load_training_runs
 
 
 def build_defs(runs: TrainingRuns, baselines_dir: Path | None = None) -> dg.Definitions:
-    training_plan, training_run = build_training_assets(runs)
+    run_spec, training_plan, training_run = build_training_assets(runs)
     return dg.Definitions(
-        assets=[training_plan, training_run],
+        assets=[run_spec, training_plan, training_run],
         asset_checks=build_training_checks(training_plan, training_run, baselines_dir),
     )
 

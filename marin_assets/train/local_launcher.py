@@ -18,39 +18,24 @@ import threading
 import time
 
 import dagster as dg
-from dagster._core.errors import DagsterPipesExecutionError
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import MANIFEST_NAME, Storage
 from marin_assets.train.checkpoints import latest_checkpoint_step
-from marin_assets.train.maxtext_config import MixtureLike, RunPaths, maxtext_keys, write_maxtext_yaml
+from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
-from marin_assets.train.preflight import PreflightReport, ProfileEstimate, extrapolate, preflight, require_fits
+from marin_assets.train.preflight import ProfileEstimate, extrapolate, require_fits
+from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.run_result import TrainingError, TrainingResult, collect_result
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
 from marin_assets.train.wandb_tracking import MAXTEXT_KEYS as WANDB_KEYS
 from marin_assets.train.wandb_tracking import RUN_ID_FIELD, require_installed, run_id_for, wandb_settings
 
-ENTRY_MODULE = "marin_assets.train.maxtext_entry"
 # Keys that may differ between attempts of one run without changing what it computes.
 RESUME_NEUTRAL_KEYS = {"jax_cache_dir", *WANDB_KEYS}
-JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
-
-
-def run_paths(storage: Storage, spec: TrainingRunSpec, output_parts: tuple[str, ...] = (layout.TRAINING,)) -> RunPaths:
-    """The run folder is <storage>/<output_parts...>/<run_name>/ (the scaling stage may pass its own parts)."""
-    return RunPaths(
-        base_output_directory=storage.uri(*output_parts),
-        run_name=spec.run_name,
-        jax_cache_dir=os.environ.get(JAX_CACHE_ENV) or storage.uri(".cache", "jax"),
-    )
-
-
-def plan_run(spec: TrainingRunSpec, mixture: MixtureLike) -> PreflightReport:
-    return preflight(spec.model, spec.resources, mixture.tokenizer_vocab_size, spec.steps)
 
 
 def launch_local(
@@ -102,7 +87,7 @@ def launch_local(
         invocation = client.run(
             context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
         )
-    except DagsterPipesExecutionError as exc:
+    except Exception as exc:  # Pipes raises its (non-public) execution error when the process fails
         reason = _failure_reason(log_file) or str(exc)
         raise TrainingError(f"training process for {spec.run_name} failed: {reason}; log: {log_file}") from exc
     wall, exited_at = time.monotonic() - started, time.time()
@@ -114,9 +99,6 @@ def launch_local(
     if "finished_at" in summary:
         result.exit_s = round(max(0.0, exited_at - summary["finished_at"]), 3)
     return result
-
-
-IDENTITY_FILE = "inputs.json"
 
 
 def set_aside(run_dir: str) -> str:
@@ -142,12 +124,6 @@ def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: Mixtu
             return recorded
     info = mixture_info.model_dump() if hasattr(mixture_info, "model_dump") else vars(mixture_info)
     return hash_json(info)
-
-
-def previous_inputs(storage: Storage, run_dir: str) -> dict:
-    """The run folder's inputs.json from the last attempt (mixture identity, W&B run id); {} if none."""
-    uri = f"{run_dir}/{IDENTITY_FILE}"
-    return json.loads(storage.fs.cat(uri)) if storage.fs.exists(uri) else {}
 
 
 def _resumable(previous: dict, identity: str, checkpoint_step: int, final_step: int) -> bool:

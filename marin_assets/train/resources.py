@@ -16,6 +16,9 @@ from marin_assets.core.recipes import Recipe
 from marin_assets.train.tpu_catalog import TpuSpec, tpu_spec
 
 # Mesh axes we expose; each maps to MaxText's `ici_<axis>_parallelism` / `dcn_<axis>_parallelism`.
+# Asset metadata: the partitions `marin materialize-all` may run on this machine (the runs whose
+# launcher is "local", not the TPU ones). Assets without it are planned over all their partitions.
+LOCAL_PARTITIONS_METADATA = "marin/local_partitions"
 AXES = ("data", "fsdp", "fsdp_transpose", "sequence", "context", "tensor", "tensor_sequence", "pipeline", "expert")
 AUTO = -1  # like MaxText: one axis per level may be -1 and absorbs the remaining devices
 

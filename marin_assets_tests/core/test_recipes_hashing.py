@@ -1,6 +1,6 @@
 import pytest
 
-from marin_assets.core.hashing import code_version, combine_hashes, hash_json
+from marin_assets.core.hashing import combine_hashes, hash_json
 from marin_assets.core.recipes import Recipe, RecipeError, load_recipe
 
 
@@ -37,10 +37,3 @@ def test_hashes_are_canonical():
     assert hash_json({"a": 1, "b": [1, 2]}) == hash_json({"b": [1, 2], "a": 1})
     assert combine_hashes([("x", "1"), ("y", "2")]) == combine_hashes([("y", "2"), ("x", "1")])
     assert combine_hashes([("x", "1")]) != combine_hashes([("x", "2")])
-
-
-def test_code_version_tracks_recipe_and_code():
-    import marin_assets.core.hashing as impl
-
-    assert code_version({"a": 1}, impl) == code_version({"a": 1}, impl)
-    assert code_version({"a": 1}, impl) != code_version({"a": 2}, impl)

@@ -8,8 +8,8 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.licenses import INVENTORY_NAME, assert_sources_cleared, sources_behind
-from marin_assets.governance.recording import record_output
+from marin_assets.data.licenses import INVENTORY_NAME, assert_sources_cleared, sources_behind
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.local_resources import local_resources
 

@@ -4,7 +4,7 @@ import pytest
 
 from marin_assets.core.storage import Storage
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.licenses import (
+from marin_assets.data.licenses import (
     INVENTORY_NAME,
     SourcesNotClearedError,
     assert_sources_cleared,

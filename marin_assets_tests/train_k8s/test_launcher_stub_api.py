@@ -15,7 +15,8 @@ import pytest
 
 from kubernetes.client.exceptions import ApiException
 
-from marin_assets.train.k8s import SliceClient, SliceFailed, TpuPodLauncher
+from marin_assets.train.k8s.launcher import SliceClient, SliceFailed
+from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.k8s.manifests import LaunchRequest, build_workload
 from marin_assets.train.resources import ResourceConfig
 from marin_assets_tests.deployments.rbac import rbac_allows

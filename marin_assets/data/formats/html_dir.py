@@ -10,9 +10,6 @@ from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
-
-
 def read_html_file(
     path: str, *, source: str, relative_name: str, max_record_bytes: int
 ) -> Iterator[RawRecord | QuarantinedRecord]:

@@ -19,7 +19,7 @@ import dagster as dg
 from marin_assets.core.storage import Storage
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.train.local_launcher import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
+from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.preflight import require_fits
 from marin_assets.train.run_result import TrainingError, TrainingResult, collect_result

@@ -14,7 +14,7 @@ import dagster as dg
 from marin_assets.core.provenance import build_manifest, manifest_metadata
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.licenses import data_use_for_sources, licenses_for_sources, sources_behind
+from marin_assets.data.licenses import data_use_for_sources, licenses_for_sources, sources_behind
 
 
 def input_label(key: dg.AssetKey, partition: str | None) -> str:

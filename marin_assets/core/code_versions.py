@@ -1,0 +1,48 @@
+"""Asset code versions derived from the code itself: no list of modules to keep up to date.
+
+The rule: an asset's code version = its recipe section + the source of every package module in
+the static import closure (core.import_graph) of the module(s) that *compute* it: the pure
+functions or the job the asset calls (e.g. `cleaning_job` for cleaned_documents), not the Dagster
+wiring file that declares it. Wiring (decorators, metadata, descriptions, partitions) does not
+change what an asset computes, and hashing it would make every edit of an assets file stale every
+asset in it. A helper the wiring calls to compute the output therefore belongs in a pure module,
+where it is versioned (the layering test keeps pure modules free of Dagster and of wiring).
+Third-party code is covered by the lockfile hash each manifest records (core.environment).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from marin_assets.core import import_graph
+from marin_assets.core.hashing import canonical_json, sha256_bytes
+
+
+def _module_name(module: ModuleType | str) -> str:
+    name = module if isinstance(module, str) else module.__name__
+    if not name.startswith(import_graph.PACKAGE):
+        raise ValueError(f"{name!r} is not a {import_graph.PACKAGE} module; third-party code is versioned by the lockfile")
+    return name
+
+
+def versioned_modules(*computing: ModuleType | str, package_dir: Path = import_graph.PACKAGE_DIR) -> list[str]:
+    """The package modules a code version covers, sorted: the closure of the computing modules."""
+    if not computing:
+        raise ValueError("code_version needs the module(s) that compute the asset")
+    return sorted(import_graph.closure([_module_name(m) for m in computing], package_dir))
+
+
+def code_version(recipe_section: Any, *computing: ModuleType | str,
+                 package_dir: Path = import_graph.PACKAGE_DIR) -> str:
+    """Hash of the recipe section and the source of every module in the computing modules' closure.
+
+    Editing the recipe section, a computing module or anything it imports (at any depth, inside
+    functions too) changes the version, so Dagster marks exactly the assets that run that code stale.
+    """
+    files = import_graph.module_files(package_dir)
+    parts = [canonical_json(recipe_section)]
+    for name in versioned_modules(*computing, package_dir=package_dir):
+        parts.append(f"# {name}\n{files[name].read_text()}")
+    return sha256_bytes("\n".join(parts).encode())[:16]

@@ -1,0 +1,93 @@
+"""The package's static import graph, read from the source with `ast` (nothing is imported).
+
+One walk serves three users: asset code versions (core.code_versions), the layering test and the
+`marin versions` table. Every form of import counts, wherever it sits in a file (module level,
+inside functions, under TYPE_CHECKING): `import a.b`, `from a import b` (b a submodule or a name),
+and relative imports. Importing `a.b.c` runs `a/__init__` and `a/b/__init__` too, so those count.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+PACKAGE = "marin_assets"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def module_files(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """Every module of the package by dotted name (packages by their __init__.py)."""
+    out = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        rel = path.relative_to(package_dir.parent).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        out[".".join(parts)] = path
+    return out
+
+
+def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str:
+    if level == 0:
+        return name or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _with_parents(name: str, known: dict[str, Path]) -> set[str]:
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts) + 1)} & known.keys()
+
+
+@functools.cache
+def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
+    """module -> the package modules it imports directly (its own parent packages excluded)."""
+    files = module_files(package_dir)
+    graph = {}
+    for module, path in files.items():
+        is_package = path.name == "__init__.py"
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    found |= _with_parents(alias.name, files)
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(module, is_package, node.level, node.module)
+                found |= _with_parents(target, files)
+                for alias in node.names:  # `from pkg import submodule`
+                    found |= _with_parents(f"{target}.{alias.name}", files)
+        graph[module] = frozenset(found - {module} - _with_parents(module, files))
+    return graph
+
+
+def closure(modules: list[str] | tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> frozenset[str]:
+    """The modules themselves, their parent packages and every package module they reach."""
+    graph, files = import_graph(package_dir), module_files(package_dir)
+    seen: set[str] = set()
+    frontier = [p for m in modules for p in _with_parents(m, files)]
+    while frontier:
+        module = frontier.pop()
+        if module not in seen:
+            seen.add(module)
+            frontier.extend(graph[module])
+    return frozenset(seen)
+
+
+def find_cycle(graph: dict[str, frozenset[str]]) -> list[str] | None:
+    """One import cycle (as a path that returns to its start), or None."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+
+    def visit(module: str, path: list[str]) -> list[str] | None:
+        state[module] = 1
+        for dep in sorted(graph[module]):
+            if state.get(dep) == 1:
+                return path[path.index(dep):] + [dep] if dep in path else [*path, dep]
+            if dep not in state and (cycle := visit(dep, [*path, dep])):
+                return cycle
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (cycle := visit(module, [module])):
+            return cycle
+    return None

@@ -1,0 +1,37 @@
+"""Where a run trains, by ResourceConfig.launcher, and the mixture it reads: shared by every stage that trains.
+
+The training stage's `training_run` and the scaling stage's runs both launch through `LAUNCHERS`,
+so they live here, beside neither stage's assets (a stage's wiring never imports another's).
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from marin_assets.tokenize.mixture_info import load_mixture_info
+from marin_assets.train.local_launcher import launch_local
+
+# The tokenize stage's asset every training run reads (its key only: no import of that stage's wiring).
+MIXTURE_ASSET = dg.AssetKey("mixture")
+
+
+def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
+    # The Kubernetes client takes seconds to import: only a TPU launch loads it.
+    from marin_assets.train.k8s.training import launch_on_tpu_slice
+
+    return launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher)
+
+
+# By ResourceConfig.launcher: the same spec trains on this machine or on every host of a TPU slice.
+LAUNCHERS = {
+    "local": lambda context, spec, storage, mixture, tpu_launcher: launch_local(context, spec, storage, mixture),
+    "kubernetes": _launch_on_tpu_slice,
+}
+
+
+def mixture_for(storage, spec):
+    """The committed mixture a run trains on; it must have a validation split (the final eval loss)."""
+    info = load_mixture_info(storage, spec.mixture)
+    if not info.validation_glob:
+        raise ValueError(f"mixture {spec.mixture!r} has no validation split; training needs one for the final eval loss")
+    return info
