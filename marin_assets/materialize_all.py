@@ -1,9 +1,11 @@
 """Materialize every stale or missing asset partition of the graph, upstream first.
 
-This is what the README's main command runs. It walks the asset graph in topological order and
-batches consecutive assets that share a partitions definition into one run per partition key, so
-a run is exactly what `dagster asset materialize --select ... --partition ...` would launch. Fresh
-partitions (same code version, same input data versions) are skipped, so a second call is a no-op.
+This is what the README's main command runs. It observes the observable sources, then walks the
+asset graph upstream first and launches one run per (asset, partition) that is missing or stale
+(stale_status: Dagster's rule, on public APIs), exactly what `dagster asset materialize --select
+... --partition ...` would launch. Fresh partitions (same code version, same input data versions)
+are skipped, so a second call is a no-op. A failure skips its downstream, the other branches go on,
+and every failure is listed at the end (non-zero exit).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import time
 from dataclasses import dataclass
 
 import dagster as dg
-from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
-from dagster._core.definitions.observe import observe
-from dagster._core.loader import LoadingContextForTest
 
+from marin_assets.stale_status import StaleStatus, asset_nodes, toposorted
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
+
+OBSERVE_JOB = "marin_observe_sources"
 
 
 @dataclass(frozen=True)
@@ -29,65 +31,30 @@ class PlannedRun:
         return f"{keys}" + (f" [{self.partition_key}]" if self.partition_key else "")
 
 
-def _topological_batches(asset_graph) -> list[tuple[tuple[dg.AssetKey, ...], object]]:
-    """Materializable asset keys, upstream first (by level), each with its partitions definition.
-
-    One asset per run: a failure then blocks only what really depends on it.
-    """
-    batches = []
-    for level in asset_graph.toposorted_asset_keys_by_level:
-        for key in sorted(level, key=lambda k: k.to_user_string()):
-            node = asset_graph.get(key)
-            if node.is_materializable:
-                batches.append(((key,), node.partitions_def))
-    return batches
-
-
 def plan(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
     exclude: set[str] = frozenset(),
     only: set[str] | None = None,
 ) -> list[PlannedRun]:
-    """Runs needed now: every (asset batch, partition) where some asset is missing or stale."""
-    asset_graph = defs.resolve_asset_graph()
-    resolver = CachingStaleStatusResolver(instance, asset_graph, LoadingContextForTest(instance))
-    runs = []
-    for keys, partitions_def in _topological_batches(asset_graph):
-        keys = tuple(
-            k for k in keys if k.to_user_string() not in exclude and (only is None or k.to_user_string() in only)
-        )
-        if not keys:
-            continue
-        partition_keys = partitions_def.get_partition_keys(dynamic_partitions_store=instance) if partitions_def else [None]
-        for key in keys:
-            local = asset_graph.get(key).metadata.get(LOCAL_PARTITIONS_METADATA)
-            if local is not None:
-                partition_keys = [pk for pk in partition_keys if pk in set(local)]
-        for pk in partition_keys:
-            if any(
-                resolver.get_status(k, pk) != StaleStatus.FRESH or _unanchored(instance, asset_graph, k, pk)
-                for k in keys
-            ):
-                runs.append(PlannedRun(keys, pk))
-    return runs
+    """Runs needed now, upstream first: one per (asset, partition) that is missing or stale.
 
-
-def _unanchored(instance: dg.DagsterInstance, asset_graph, key: dg.AssetKey, partition: str | None) -> bool:
-    """Materialized before its observable source was ever observed (e.g. by a plain CLI run)?
-
-    Dagster then records no pointer to the source's observation, and its stale check can never see
-    the source change afterwards. Re-materializing once anchors the provenance; the output's data
-    version is unchanged, so nothing downstream is recomputed.
+    One asset per run: a failure then blocks only what really depends on it.
     """
-    observable = [p for p in asset_graph.get(key).parent_keys if asset_graph.get(p).is_observable]
-    if not observable:
-        return False
-    record = instance.get_latest_data_version_record(key, False, partition)
-    if record is None:
-        return False
-    tags = record.asset_materialization.tags or {}
-    return any(tags.get(f"dagster/input_event_pointer/{p.to_user_string()}") == "NULL" for p in observable)
+    nodes = asset_nodes(defs)
+    status = StaleStatus(defs, instance, nodes)
+    runs = []
+    for key in toposorted(nodes):
+        node, name = nodes[key], key.to_user_string()
+        if not node.materializable or name in exclude or (only is not None and name not in only):
+            continue
+        partitions_def = node.spec.partitions_def
+        partition_keys = partitions_def.get_partition_keys(dynamic_partitions_store=instance) if partitions_def else [None]
+        local = (node.spec.metadata or {}).get(LOCAL_PARTITIONS_METADATA)
+        if local is not None:
+            partition_keys = [pk for pk in partition_keys if pk in set(local)]
+        runs.extend(PlannedRun((key,), pk) for pk in partition_keys if status.causes(key, pk))
+    return runs
 
 
 def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun) -> dg.ExecuteInProcessResult:
@@ -103,9 +70,11 @@ def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun)
 
 def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
     """Observe the observable source assets, so changed raw files show up as new data versions."""
-    observable = [a for a in defs.assets if isinstance(a, dg.SourceAsset) and a.is_observable]
+    observable = [a for a in defs.assets or [] if isinstance(a, dg.SourceAsset) and a.is_observable]
     if observable:
-        observe(observable, instance=instance, resources=defs.resources)
+        job = dg.define_asset_job(OBSERVE_JOB, selection=dg.AssetSelection.all(include_sources=True))
+        observing = dg.Definitions(assets=observable, jobs=[job], resources=defs.resources)
+        observing.get_job_def(OBSERVE_JOB).execute_in_process(instance=instance)
 
 
 def materialize_all(
@@ -135,7 +104,7 @@ def materialize_all(
         if not result.success:
             # Keep going with the branches that do not depend on the failure; report it at the end.
             failed.append(run)
-            blocked = _with_downstream(defs.resolve_asset_graph(), run.asset_keys)
+            blocked = _with_downstream(defs, run.asset_keys)
             skipped |= {k.to_user_string() for k in blocked}
             print(f"[marin] FAILED: {run.describe()} (run {result.run_id}); skipping its downstream "
                   f"({', '.join(sorted(k.to_user_string() for k in blocked))})", flush=True)
@@ -148,10 +117,14 @@ def materialize_all(
     return not failed
 
 
-def _with_downstream(asset_graph, keys) -> set[dg.AssetKey]:
+def _with_downstream(defs: dg.Definitions, keys) -> set[dg.AssetKey]:
+    children: dict[dg.AssetKey, set[dg.AssetKey]] = {}
+    for key, node in asset_nodes(defs).items():
+        for dep in node.spec.deps:
+            children.setdefault(dep.asset_key, set()).add(key)
     out, frontier = set(keys), list(keys)
     while frontier:
-        for child in asset_graph.get(frontier.pop()).child_keys:
+        for child in children.get(frontier.pop(), ()):
             if child not in out:
                 out.add(child)
                 frontier.append(child)
