@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from marin_assets import materialize_all
+from marin_assets import materialize_all, versions
 from marin_assets.governance import cli_audit, cli_failures
 
-COMMAND_GROUPS = (materialize_all, cli_audit, cli_failures)
+COMMAND_GROUPS = (materialize_all, versions, cli_audit, cli_failures)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,6 +20,15 @@ from marin_assets.core import import_graph
 from marin_assets.core.hashing import canonical_json, sha256_bytes
 
 
+# version -> the modules it covers, filled as definitions load: what `marin versions` prints.
+_COVERED: dict[str, tuple[str, ...]] = {}
+
+
+def covered_modules(version: str) -> tuple[str, ...]:
+    """The package modules a code version made by `code_version` covers (() if not one of ours)."""
+    return _COVERED.get(version, ())
+
+
 def _module_name(module: ModuleType | str) -> str:
     name = module if isinstance(module, str) else module.__name__
     if not name.startswith(import_graph.PACKAGE):
@@ -42,7 +51,10 @@ def code_version(recipe_section: Any, *computing: ModuleType | str,
     functions too) changes the version, so Dagster marks exactly the assets that run that code stale.
     """
     files = import_graph.module_files(package_dir)
+    modules = versioned_modules(*computing, package_dir=package_dir)
     parts = [canonical_json(recipe_section)]
-    for name in versioned_modules(*computing, package_dir=package_dir):
+    for name in modules:
         parts.append(f"# {name}\n{files[name].read_text()}")
-    return sha256_bytes("\n".join(parts).encode())[:16]
+    version = sha256_bytes("\n".join(parts).encode())[:16]
+    _COVERED[version] = tuple(modules)
+    return version
