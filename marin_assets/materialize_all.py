@@ -69,11 +69,13 @@ def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun)
 
 
 def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
-    """Observe the observable source assets, so changed raw files show up as new data versions."""
-    observable = [a for a in defs.assets or [] if isinstance(a, dg.SourceAsset) and a.is_observable]
-    if observable:
+    """Observe the observable source assets, so changed raw files or run entries show up as new data versions.
+
+    One job per source: a job's assets must share one partitions definition.
+    """
+    for source in [a for a in defs.assets or [] if isinstance(a, dg.SourceAsset) and a.is_observable]:
         job = dg.define_asset_job(OBSERVE_JOB, selection=dg.AssetSelection.all(include_sources=True))
-        observing = dg.Definitions(assets=observable, jobs=[job], resources=defs.resources)
+        observing = dg.Definitions(assets=[source], jobs=[job], resources=defs.resources)
         observing.get_job_def(OBSERVE_JOB).execute_in_process(instance=instance)
 
 
