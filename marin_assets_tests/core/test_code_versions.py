@@ -1,0 +1,55 @@
+"""Code versions from the static import closure: every import form counts, nothing else does."""
+
+import pytest
+
+from marin_assets.core import import_graph
+from marin_assets.core.code_versions import code_version, covered_modules, versioned_modules
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "X = 1\n",
+    "pkg/job.py": "from . import helper\nfrom pkg.sub import leaf\n\ndef run():\n    import pkg.lazy\n",
+    "pkg/helper.py": "from .core import X\n",
+    "pkg/lazy.py": "",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/leaf.py": "from ..core import X\n",
+    "pkg/unrelated.py": "import pkg.job\n",
+}
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.setattr(import_graph, "PACKAGE", "pkg")
+    return tmp_path / "pkg"
+
+
+def test_closure_follows_relative_submodule_and_function_imports(package):
+    assert set(import_graph.closure(["pkg.job"], package)) == {
+        "pkg", "pkg.job", "pkg.helper", "pkg.core", "pkg.lazy", "pkg.sub", "pkg.sub.leaf"}
+    assert "pkg.unrelated" not in import_graph.closure(["pkg.job"], package)
+
+
+def test_version_changes_with_any_module_in_the_closure_and_the_recipe(package):
+    before = code_version({"a": 1}, "pkg.job", package_dir=package)
+    assert code_version({"a": 2}, "pkg.job", package_dir=package) != before
+    (package / "unrelated.py").write_text("import pkg.job\nY = 2\n")
+    import_graph.import_graph.cache_clear()
+    assert code_version({"a": 1}, "pkg.job", package_dir=package) == before
+    (package / "sub" / "leaf.py").write_text("from ..core import X\nY = 2\n")
+    assert code_version({"a": 1}, "pkg.job", package_dir=package) != before
+    assert "pkg.sub.leaf" in covered_modules(code_version({"a": 1}, "pkg.job", package_dir=package))
+
+
+def test_third_party_and_empty_module_lists_are_refused(package):
+    with pytest.raises(ValueError, match="lockfile"):
+        versioned_modules("numpy", package_dir=package)
+    with pytest.raises(ValueError, match="compute"):
+        versioned_modules(package_dir=package)
+
+
+def test_cycle_is_found():
+    assert import_graph.find_cycle({"a": frozenset({"b"}), "b": frozenset({"a"})}) == ["a", "b", "a"]
+    assert import_graph.find_cycle({"a": frozenset({"b"}), "b": frozenset()}) is None
