@@ -11,7 +11,8 @@ import dagster as dg
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
 from marin_assets.data import compliance as compliance_rules
-from marin_assets.data import source_files, watch
+from marin_assets.data import source_files as file_listing
+from marin_assets.data import watch
 from marin_assets.data.compliance import compliance_problems, load_policy, source_inventory
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.source_roots import require_files_within
@@ -22,7 +23,7 @@ from marin_assets.resources.storage import StorageResource
 
 # The registry entry of each source is recorded per materialization (manifest recipe), not here:
 # editing one source's entry must not make every source's raw_corpus look changed.
-CODE_VERSION = code_version("raw_corpus", compliance_rules, source_files)
+CODE_VERSION = code_version("raw_corpus", compliance_rules, file_listing)
 
 
 @dg.observable_source_asset(
@@ -50,7 +51,7 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
     registry = load_sources()
     spec = registry.get(context.partition_key)
     # A glob can reach outside the allowed roots through a symlinked folder: refuse before reading.
-    require_files_within(spec.name, source_files.list_source_files(spec), registry.allowed_roots)
+    require_files_within(spec.name, file_listing.list_source_files(spec), registry.allowed_roots)
     inventory = source_inventory(spec)
     problems = compliance_problems(spec, inventory, load_policy())
     for problem in problems:

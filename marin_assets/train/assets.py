@@ -1,4 +1,6 @@
 """Dagster wiring of the training stage: mixture -> training_plan -> training_run, one partition per run.
+`training_run_spec` (observable source) gives each run's entry in runs.yaml a data version, so
+editing or adding one run stales that run's partitions only; the assets' code versions cover code.
 `training_plan` is cheap (preflight, the MaxText config, optionally a short profiling run); its
 blocking check `preflight_fits` stops a run that would not fit before any device is used.
 `training_run` trains (resuming from the run folder's last checkpoint) and commits
@@ -24,6 +26,7 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_folder import plan_run, run_paths
 from marin_assets.train.runs import TrainingRuns
+
 
 class PlanConfig(dg.Config):
     profile_steps: int = 0  # > 0: also train this many steps to measure step time and extrapolate the run
