@@ -39,7 +39,7 @@ import dagster as dg  # noqa: E402
 import yaml  # noqa: E402
 
 from marin_assets.train.definitions import build_defs  # noqa: E402
-from marin_assets.train.local_launcher import ENTRY_MODULE  # noqa: E402
+from marin_assets.train.run_folder import ENTRY_MODULE  # noqa: E402
 from marin_assets.train.maxtext_config import TRAIN_MODULE  # noqa: E402
 from marin_assets.train.metrics import read_scalars, series  # noqa: E402
 from marin_assets.train.runs import TrainingRuns  # noqa: E402

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from marin_assets.core.storage import Storage
-from marin_assets.train.local_launcher import plan_run, run_paths
+from marin_assets.train.run_folder import plan_run, run_paths
 from marin_assets.train.maxtext_config import cli_args, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.runs import TrainingRunSpec
 from marin_assets_tests.train.mixture_fixture import build_mixture

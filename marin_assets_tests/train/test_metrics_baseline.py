@@ -68,13 +68,8 @@ def test_resuming_a_run_folder_with_a_different_config_is_refused(tmp_path):
     import dagster as dg
 
     from marin_assets.core.storage import Storage
-    from marin_assets.train.local_launcher import (
-        IDENTITY_FILE,
-        TrainingError,
-        _input_identity,
-        launch_local,
-        run_paths,
-    )
+    from marin_assets.train.local_launcher import TrainingError, _input_identity, launch_local
+    from marin_assets.train.run_folder import IDENTITY_FILE, run_paths
     from marin_assets.train.maxtext_config import maxtext_keys, write_maxtext_yaml
     from marin_assets.train.runs import TrainingRunSpec
     from marin_assets_tests.train.mixture_fixture import build_mixture

@@ -10,7 +10,7 @@ import yaml
 from marin_assets.core.storage import Storage
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.k8s.training import maxtext_yaml_text
-from marin_assets.train.local_launcher import plan_run, run_paths
+from marin_assets.train.run_folder import plan_run, run_paths
 from marin_assets.train.run_result import collect_result
 from marin_assets.train.maxtext_config import maxtext_keys
 from marin_assets.train.metrics import read_scalars, series
