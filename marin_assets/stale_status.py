@@ -100,11 +100,11 @@ class StaleStatus:
         for dep in node.spec.deps:
             if dep.asset_key not in self.nodes:
                 continue
-            if not provenance.has_input_asset(dep.asset_key):
-                out.append(f"has a new dependency on {dep.asset_key.to_user_string()}")
-                continue
             upstream = self.upstream_partitions(key, partition, dep)
             if len(upstream) >= MANY_PARTITIONS:
+                continue
+            if not provenance.has_input_asset(dep.asset_key):
+                out.append(f"has a new dependency on {dep.asset_key.to_user_string()}")
                 continue
             for up in upstream:
                 if self._dep_updated(provenance, dep.asset_key, up):
