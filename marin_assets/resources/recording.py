@@ -117,9 +117,16 @@ def record_output(
         extra=manifest_extra,
     )
     staged.write_json(manifest, MANIFEST_NAME)
+    # Summary first (the UI keeps this order): stats, then the asset's own numbers and plots, then
+    # licenses, and what made the output as one structured entry at the end.
+    flat = manifest_metadata(manifest)
+    provenance = dg.MetadataValue.json(flat.pop("provenance"))
+    summary = {k: flat.pop(k) for k in list(flat) if k in (stats or {})}
     metadata = {
-        **manifest_metadata(manifest),
-        "provenance_manifest": dg.MetadataValue.path(f"{staged.final_uri}/{MANIFEST_NAME}"),
+        **summary,
         **(extra_metadata or {}),
+        **flat,
+        "provenance": provenance,
+        "provenance_manifest": dg.MetadataValue.path(f"{staged.final_uri}/{MANIFEST_NAME}"),
     }
     return dg.MaterializeResult(metadata=metadata, data_version=dg.DataVersion(digest))
