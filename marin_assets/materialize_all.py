@@ -10,11 +10,15 @@ and every failure is listed at the end (non-zero exit).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
 import dagster as dg
 
+from marin_assets.console import QuietConsole
+
+from marin_assets.resources.stage_jobs import job_name_for, run_tags, stage_jobs
 from marin_assets.stale_status import StaleStatus, asset_nodes, toposorted
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 
@@ -58,12 +62,17 @@ def plan(
 
 
 def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun) -> dg.ExecuteInProcessResult:
-    return dg.materialize(
-        [*defs.assets, *(defs.asset_checks or [])],
-        selection=dg.AssetSelection.assets(*run.asset_keys),
+    """Run through the asset's stage job, tagged with what it builds (the runs list names both)."""
+    key = run.asset_keys[0]
+    name = job_name_for(defs.assets or [], key)
+    if name not in {job.name for job in defs.jobs or []}:  # a Definitions built without the stage jobs
+        defs = dg.Definitions(assets=defs.assets, asset_checks=defs.asset_checks, resources=defs.resources,
+                              jobs=stage_jobs(defs.assets or []))
+    return defs.resolve_job_def(name).execute_in_process(
         instance=instance,
         partition_key=run.partition_key,
-        resources=defs.resources,
+        asset_selection=list(run.asset_keys),
+        tags=run_tags(key, run.partition_key),
         raise_on_error=False,
     )
 
@@ -79,43 +88,69 @@ def observe_sources(defs: dg.Definitions, instance: dg.DagsterInstance) -> None:
         observing.get_job_def(OBSERVE_JOB).execute_in_process(instance=instance)
 
 
+def not_run_here(defs: dg.Definitions) -> list[tuple[str, list[str]]]:
+    """(asset, partitions) that materialize-all leaves out on this machine (e.g. TPU training runs)."""
+    out = []
+    for key, node in asset_nodes(defs).items():
+        local = (node.spec.metadata or {}).get(LOCAL_PARTITIONS_METADATA)
+        if local is not None and node.spec.partitions_def is not None:
+            others = [pk for pk in node.spec.partitions_def.get_partition_keys() if pk not in set(local)]
+            if others:
+                out.append((key.to_user_string(), others))
+    return sorted(out)
+
+
 def materialize_all(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
     exclude: set[str] = frozenset(),
     only: set[str] | None = None,
+    console: QuietConsole | None = None,
 ) -> bool:
     """Plan, then run level by level (re-planning, since new data versions make more partitions stale)."""
-    started = time.monotonic()
-    observe_sources(defs, instance)
+    console = console or QuietConsole(None, verbose=True)
+    with console.capture():
+        observe_sources(defs, instance)
+    for asset, partitions in not_run_here(defs):
+        console.say(f"[marin] not run here: {asset} [{', '.join(partitions)}] (needs its production launcher, "
+                    "e.g. a TPU slice; see the asset's description)")
     done: set[PlannedRun] = set()
-    failed: list[PlannedRun] = []
+    failed: list[tuple[PlannedRun, str]] = []
     skipped: set[str] = set(exclude)
+    first = True
     while True:
         runs = plan(defs, instance, skipped, only)
+        if first:
+            console.grow(len(runs))
+            first = False
+        elif len(done) + len(runs) > console.total:  # upstream outputs changed: more became due
+            console.grow(len(done) + len(runs) - console.total)
         if not runs:
             break
         run = runs[0]
         if run in done:
             # Materialized, yet still not fresh: something is nondeterministic or volatile. Stop, loudly.
-            print(f"[marin] {run.describe()} is still stale after materializing it; refusing to loop")
+            console.say(f"[marin] {run.describe()} is still stale after materializing it; refusing to loop")
             return False
         done.add(run)
-        print(f"[marin] materializing {run.describe()}", flush=True)
-        result = execute(defs, instance, run)
+        started = time.monotonic()
+        with console.capture():
+            result = execute(defs, instance, run)
+        key = run.asset_keys[0].to_user_string()
+        note = "" if result.success else f"run {result.run_id}"
+        console.finished(key, run.partition_key, result.success, time.monotonic() - started, note)
         if not result.success:
             # Keep going with the branches that do not depend on the failure; report it at the end.
-            failed.append(run)
-            blocked = _with_downstream(defs, run.asset_keys)
-            skipped |= {k.to_user_string() for k in blocked}
-            print(f"[marin] FAILED: {run.describe()} (run {result.run_id}); skipping its downstream "
-                  f"({', '.join(sorted(k.to_user_string() for k in blocked))})", flush=True)
-    elapsed = time.monotonic() - started
-    print(f"[marin] {len(done)} run(s) executed, {len(failed)} failed, in {elapsed:.1f}s", flush=True)
-    for run in failed:
-        print(f"[marin] failed: {run.describe()} (its error is in the log above and in `marin failures list`)")
+            failed.append((run, result.run_id))
+            blocked = _with_downstream(defs, run.asset_keys) - set(run.asset_keys)
+            skipped |= {k.to_user_string() for k in _with_downstream(defs, run.asset_keys)}
+            if blocked:
+                console.say(f"[marin]        skipping its downstream: {', '.join(sorted(k.to_user_string() for k in blocked))}")
+    console.say(f"[marin] {len(done)} run(s) executed, {len(failed)} failed, in {console.elapsed():.1f}s")
+    for run, run_id in failed:
+        console.say(f"[marin] failed: {run.describe()} (run {run_id}; `marin failures list`, or the log file)")
     if not failed:
-        print("[marin] graph up to date", flush=True)
+        console.say("[marin] graph up to date")
     return not failed
 
 
@@ -140,7 +175,15 @@ def register(commands) -> None:
     parser.add_argument("--exclude", action="append", default=[], help="asset key to leave out (repeatable)")
     parser.add_argument("--only", help="comma-separated asset keys: leave every other asset out")
     parser.add_argument("--plan", action="store_true", help="only print what would run now")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print every Dagster event and the trainers' output here instead of in the log file")
     parser.set_defaults(handler=_run)
+
+
+def log_path(instance: dg.DagsterInstance) -> str:
+    """.marin/logs/materialize-all-<UTC time>.log beside the instance's home (DAGSTER_HOME)."""
+    logs = os.environ.get("MARIN_LOG_DIR") or os.path.join(os.path.dirname(instance.root_directory), "logs")
+    return os.path.join(logs, f"materialize-all-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.log")
 
 
 def _run(args) -> int:
@@ -153,8 +196,15 @@ def _run(args) -> int:
             for run in plan(defs, instance, set(args.exclude), only):
                 print(f"[marin] would materialize {run.describe()}")
             return 0
-        ok = materialize_all(defs, instance, set(args.exclude), only)
-        root = defs.resources["storage"].root_uri
-        print(f"[marin] outputs under {root}; Dagster instance in {instance.root_directory}")
-        print("[marin] open the UI: source scripts/env.sh && dagster dev -m marin_assets.definitions -h 127.0.0.1 -p 3000")
+        path = log_path(instance)
+        with QuietConsole(path, verbose=args.verbose) as console:
+            if not args.verbose:
+                console.say(f"[marin] full Dagster, Spark and trainer logs: {path} (--verbose prints them here)")
+            ok = materialize_all(defs, instance, set(args.exclude), only, console)
+            root = defs.resources["storage"].root_uri
+            console.say(f"[marin] outputs under {root}; Dagster instance in {instance.root_directory}")
+            console.say("[marin] open the UI: source scripts/env.sh && dagster dev -m marin_assets.definitions "
+                        "-h 127.0.0.1 -p 3000")
+            console.say("[marin] the fits re-materialize by themselves when a scaling run lands while the Dagster "
+                        "daemon runs (`dagster dev` starts it; default_automation_condition_sensor is on)")
         return 0 if ok else 1

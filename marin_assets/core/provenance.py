@@ -66,33 +66,54 @@ def build_manifest(
     }
 
 
-def manifest_metadata(manifest: dict) -> dict[str, Any]:
-    """Flat, UI-friendly metadata values (plain str/int/float) from a manifest."""
-    env = manifest["environment"]
-    meta: dict[str, Any] = {
-        "recipe_hash": manifest["recipe_hash"],
-        "code_version": manifest["code_version"],
-        "git_commit": env["git_commit"],
-        "git_dirty": str(env["git_dirty"]),
-        "uv_lock_sha256": env["uv_lock_sha256"],
-        "python": env["python"],
-        "library_versions": ", ".join(f"{k}={v}" for k, v in env["libraries"].items()),
-        "output_uri": manifest["output_uri"],
-        "output_hash": manifest["output_hash"],
-        "input_data_versions": ", ".join(f"{k}={v[:12]}" for k, v in manifest["inputs"].items()) or "none",
-    }
-    if env.get("spark"):
-        meta["spark_version"] = env["spark"]
-    if manifest["devices"]:
-        meta["devices"] = ", ".join(manifest["devices"])
+def summary_metadata(manifest: dict) -> dict[str, Any]:
+    """The scalar stats of an output, shown first in the UI: the numbers a researcher looks for."""
+    return {k: v for k, v in manifest["stats"].items() if isinstance(v, (int, float, str, bool))}
+
+
+def lineage_metadata(manifest: dict) -> dict[str, Any]:
+    """Licenses and data use, one short row each: what may be done with this output."""
+    meta: dict[str, Any] = {}
     if manifest.get("licenses"):
         meta["licenses"] = ", ".join(f"{src}={spdx}" for src, spdx in manifest["licenses"].items())
     if manifest.get("data_use"):
         meta["data_use"] = ", ".join(f"{src}={_data_use_text(use)}" for src, use in manifest["data_use"].items())
-    for key, value in manifest["stats"].items():
-        if isinstance(value, (int, float, str, bool)):
-            meta[key] = value
     return meta
+
+
+def provenance_summary(manifest: dict) -> dict[str, Any]:
+    """What made an output, as one structured value (a single metadata entry, not a dozen rows).
+
+    The Spark version is named only when Spark ran in the process that wrote the output.
+    """
+    env = manifest["environment"]
+    out: dict[str, Any] = {
+        "recipe_hash": manifest["recipe_hash"],
+        "code_version": manifest["code_version"],
+        "output_hash": manifest["output_hash"],
+        "inputs": {k: v[:12] for k, v in manifest["inputs"].items()},
+        "git_commit": env["git_commit"],
+        "git_dirty": env["git_dirty"],
+        "uv_lock_sha256": env["uv_lock_sha256"],
+        "python": env["python"],
+        "libraries": env["libraries"],
+    }
+    if env.get("spark"):
+        out["spark_version"] = env["spark"]
+    if manifest["devices"]:
+        out["devices"] = manifest["devices"]
+    return out
+
+
+def manifest_metadata(manifest: dict) -> dict[str, Any]:
+    """Plain (str/int/float/dict) metadata from a manifest: summary first, then lineage, then provenance."""
+    return {
+        **summary_metadata(manifest),
+        **lineage_metadata(manifest),
+        "output_uri": manifest["output_uri"],
+        "input_data_versions": ", ".join(f"{k}={v[:12]}" for k, v in manifest["inputs"].items()) or "none",
+        "provenance": provenance_summary(manifest),
+    }
 
 
 def _data_use_text(use: dict) -> str:

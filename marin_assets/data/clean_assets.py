@@ -42,7 +42,7 @@ def cleaned_documents(
     require_cleared(store, source)
     spec = load_sources().get(source)
     recipe = load_cleaning_recipe()
-    session = spark.get_session()
+    session = spark.get_session(context.log)
     with store.atomic_dir(layout.CLEANED, source) as staged:
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
             stats = cleaning_job.clean_source(session, spec, recipe, staged.path)

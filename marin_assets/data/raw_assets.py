@@ -102,7 +102,9 @@ def _inventory_path(storage: StorageResource, source: str) -> tuple[str, ...]:
 
 
 # The per-source assets share the source's partition, so a changed source re-runs exactly its partitions.
-@dg.sensor(target=dg.AssetSelection.assets(raw_corpus, "cleaned_documents"), minimum_interval_seconds=60, description="Re-ingest sources whose files changed.")
+# On by default: re-ingesting a changed source is the lineage promise, and it is cheap when nothing changed.
+@dg.sensor(target=dg.AssetSelection.assets(raw_corpus, "cleaned_documents"), minimum_interval_seconds=60,
+           default_status=dg.DefaultSensorStatus.RUNNING, description="Re-ingest sources whose files changed.")
 def source_files_sensor(context: dg.SensorEvaluationContext):
     previous = watch.parse_cursor(context.cursor)
     current = dict(previous)

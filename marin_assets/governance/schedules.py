@@ -51,7 +51,8 @@ def _run_requests(stage_name: str, night: str) -> list[dg.RunRequest]:
     job=nightly_validation_jobs[0],
     cron_schedule="0 3 * * *",
     execution_timezone="UTC",
-    default_status=dg.DefaultScheduleStatus.RUNNING,
+    # Off until switched on: it trains, and a fresh instance must not start training by itself.
+    default_status=dg.DefaultScheduleStatus.STOPPED,
     description="03:00 UTC: sample corpus -> tiny training -> loss-curve check (stages chained by "
     "nightly_validation_chain; plan in recipes/nightly.yaml)",
 )

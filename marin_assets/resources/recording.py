@@ -7,10 +7,13 @@ output's content hash becomes its Dagster data version.
 
 from __future__ import annotations
 
+import base64
+import re
 from typing import Any
 
 import dagster as dg
 
+from marin_assets.core.plotting import inline_thumbnail_markdown
 from marin_assets.core.provenance import build_manifest, manifest_metadata
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput
 from marin_assets.data.sources import load_sources
@@ -70,6 +73,26 @@ def input_records(context: dg.AssetExecutionContext) -> tuple[dict[str, str], di
     return versions, uris
 
 
+PNG_MARKDOWN = re.compile(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)")
+
+
+def plot_previews(metadata: dict[str, Any]) -> dict[str, Any]:
+    """An inline thumbnail ("<name> (preview)") for each plot in the metadata, to be shown first.
+
+    A full-size plot is a long Markdown value that the UI hides behind a click; its small copy is
+    short enough to be drawn in the metadata table itself.
+    """
+    previews = {}
+    for name, value in metadata.items():
+        text = value.value if isinstance(value, dg.MarkdownMetadataValue) else None
+        match = PNG_MARKDOWN.search(text or "")
+        if match:
+            thumbnail = inline_thumbnail_markdown(base64.b64decode(match.group(1)), alt=name)
+            if thumbnail:
+                previews[f"{name} (preview)"] = dg.MetadataValue.md(thumbnail)
+    return previews
+
+
 def record_output(
     context: dg.AssetExecutionContext,
     staged: StagedOutput,
@@ -117,9 +140,17 @@ def record_output(
         extra=manifest_extra,
     )
     staged.write_json(manifest, MANIFEST_NAME)
+    # Summary first (the UI keeps this order): stats, then the asset's own numbers and plots, then
+    # licenses, and what made the output as one structured entry at the end.
+    flat = manifest_metadata(manifest)
+    provenance = dg.MetadataValue.json(flat.pop("provenance"))
+    summary = {k: flat.pop(k) for k in list(flat) if k in (stats or {})}
     metadata = {
-        **manifest_metadata(manifest),
-        "provenance_manifest": dg.MetadataValue.path(f"{staged.final_uri}/{MANIFEST_NAME}"),
+        **plot_previews(extra_metadata or {}),
+        **summary,
         **(extra_metadata or {}),
+        **flat,
+        "provenance": provenance,
+        "provenance_manifest": dg.MetadataValue.path(f"{staged.final_uri}/{MANIFEST_NAME}"),
     }
     return dg.MaterializeResult(metadata=metadata, data_version=dg.DataVersion(digest))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -14,7 +16,9 @@ class SparkResource(dg.ConfigurableResource):
     app_name: str = "marin_assets"
     conf: dict[str, str] = Field(default_factory=dict, description="Extra spark.* settings")
 
-    def get_session(self):
+    def get_session(self, log: Any = None):
+        """The Spark session; with a logger (context.log), one line before and one after start-up,
+        since starting the JVM takes tens of seconds on a small machine and shows nothing else."""
         # Spark's Python workers must run this environment's interpreter (else: PYTHON_VERSION_MISMATCH).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -25,7 +29,14 @@ class SparkResource(dg.ConfigurableResource):
         builder = SparkSession.builder.master(self.master).appName(self.app_name)
         for key, value in {**LOCAL_DEFAULTS, **self.conf}.items():
             builder = builder.config(key, value)
-        return builder.getOrCreate()
+        started = time.monotonic()
+        if log is not None:
+            log.info(f"starting Spark session (master {self.master})")
+        session = builder.getOrCreate()
+        if log is not None:
+            log.info(f"Spark {session.version} session ready in {time.monotonic() - started:.1f} s "
+                     f"(master {session.sparkContext.master}, {session.sparkContext.defaultParallelism} cores)")
+        return session
 
 
 # Sized for a small machine; production overrides through `conf`.

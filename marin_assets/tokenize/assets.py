@@ -6,6 +6,7 @@ from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.sources import load_sources
+from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.tokenize import (
@@ -99,19 +100,18 @@ def mixture(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.M
                                         "train_sequences", "tokenizer_hash", "seq_len")},
             extra_metadata={
                 "train_glob": info["train_glob"], "validation_glob": str(info["validation_glob"]),
-                "sources": dg.MetadataValue.md(_sources_table(info["sources"])),
+                "sources": _sources_table(info["sources"]),
                 "warnings": dg.MetadataValue.json(info["warnings"]),
             },
         )
 
 
-def _sources_table(sources: dict) -> str:
-    lines = ["| source | target weight | realised weight | epochs | train tokens | validation tokens |",
-             "|---|---|---|---|---|---|"]
-    for name, s in sources.items():
-        lines.append(f"| {name} | {s['target_weight']} | {s['realised_weight']:.4f} | {s['epochs']} | "
-                     f"{s['train_tokens']} | {s['validation_tokens']} |")
-    return "\n".join(lines)
+def _sources_table(sources: dict) -> dg.TableMetadataValue:
+    return metadata_table(
+        [{"source": name, "target_weight": s["target_weight"], "realised_weight": s["realised_weight"],
+          "epochs": s["epochs"], "train_tokens": s["train_tokens"], "validation_tokens": s["validation_tokens"]}
+         for name, s in sources.items()]
+    )
 
 
 TOKENIZE_ASSETS = [tokenizer, tokenized_source, mixture]

@@ -92,12 +92,17 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
                 extra_metadata=preflight_metadata(plan, profile),
             )
 
+    local_runs = [n for n in names if runs.spec(n).resources.launcher == "local"]
+    remote_runs = [f"{n} ({runs.spec(n).resources.launcher})" for n in names if n not in local_runs]
+
     @dg.asset(
         name="training_run", partitions_def=partitions, group_name="train", deps=[spec_dep, training_plan, mixture_dep],
         code_version=run_version, kinds={"maxtext"}, pool="training",
         # materialize-all on a workstation trains only the runs this machine can run
-        metadata={LOCAL_PARTITIONS_METADATA: [n for n in names if runs.spec(n).resources.launcher == "local"]},
-        description="A MaxText pre-training run; resumes from its last checkpoint; data version = checkpoint content hash.",
+        metadata={LOCAL_PARTITIONS_METADATA: local_runs, "not_trainable_here": ", ".join(remote_runs) or "none"},
+        description="A MaxText pre-training run; resumes from its last checkpoint; data version = checkpoint content hash."
+        + (f" Runs {', '.join(remote_runs)} train on their production launcher (TPU slice on Kubernetes): they "
+           "cannot train on a workstation, and `marin materialize-all` skips them here." if remote_runs else ""),
     )
     def training_run(
         context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher

@@ -52,25 +52,25 @@ def loss_plot_png(result: TrainingResult, title: str) -> bytes:
 
 
 def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> dict:
+    """The numbers first, then the plot; the curves themselves are in result.json (a file link), not inline."""
     image = base64.b64encode(plot_png).decode()
-    curve_rows = [{"step": s, "loss": round(v, 6)} for s, v in result.loss_curve]
+    final_dir = plot_path.rsplit("/", 1)[0]
     return {
-        "final_eval_loss": dg.MetadataValue.float(result.final_eval_loss),
-        "eval_tokens": dg.MetadataValue.int(int(result.eval_tokens)),
+        "final_eval_loss": dg.MetadataValue.float(round(result.final_eval_loss, 4)),
+        "tokens_per_s": dg.MetadataValue.float(round(result.tokens_per_s or 0.0, 1)),
+        "tflops_per_device": dg.MetadataValue.float(round(result.tflops_per_device or 0.0, 4)),
+        "num_params": dg.MetadataValue.int(result.num_params),
+        "checkpoint_step": dg.MetadataValue.int(result.checkpoint_step),
+        "wall_s": dg.MetadataValue.float(round(result.wall_s, 2)),
         "loss_curve_plot": dg.MetadataValue.md(f"![loss curve](data:image/png;base64,{image})"),
         "loss_curve_png": dg.MetadataValue.path(plot_path),
-        "loss_curve": dg.MetadataValue.json(curve_rows),
-        "eval_curve": dg.MetadataValue.json([{"step": s, "loss": round(v, 6)} for s, v in result.eval_curve]),
-        "tokens_per_s": dg.MetadataValue.float(result.tokens_per_s or 0.0),
-        "tflops_per_device": dg.MetadataValue.float(result.tflops_per_device or 0.0),
-        "num_params": dg.MetadataValue.int(result.num_params),
+        "curves": dg.MetadataValue.path(f"{final_dir}/{RESULT_FILE}"),  # train and eval curves, every step
+        "eval_tokens": dg.MetadataValue.int(int(result.eval_tokens)),
         "flops_per_token": dg.MetadataValue.float(result.flops_per_token),
         "checkpoint_uri": dg.MetadataValue.path(result.checkpoint_uri),
-        "checkpoint_step": dg.MetadataValue.int(result.checkpoint_step),
         "checkpoint_hash": dg.MetadataValue.text(result.checkpoint_hash),
         "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
-        "wall_s": dg.MetadataValue.float(round(result.wall_s, 2)),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
         **wandb_metadata(result.wandb),
     }

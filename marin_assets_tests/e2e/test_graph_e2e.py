@@ -5,6 +5,7 @@ each output byte for byte), then lineage (what goes stale) and a no-op re-run.""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -27,8 +28,13 @@ def output_hashes(storage_root: Path) -> dict[str, str]:
 
 
 def ran(proc) -> list[str]:
-    return [line.removeprefix("[marin] materializing ") for line in proc.stdout.splitlines()
-            if line.startswith("[marin] materializing ")]
+    """The runs materialize-all reports, one line each: "[marin] ok     asset [partition]  12.3s  (n/m)"."""
+    runs = []
+    for line in proc.stdout.splitlines():
+        match = re.match(r"\[marin\] (ok|FAILED) +(\S+( \[[^\]]+\])?) ", line)
+        if match:
+            runs.append(match.group(2))
+    return runs
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ def test_spark_version_and_jax_devices_are_recorded_once_imported():
     )
     assert manifest["environment"]["spark"] == pyspark.__version__
     assert manifest["devices"] == jax_devices()  # defaults to this process's JAX devices
-    assert manifest_metadata(manifest)["spark_version"] == pyspark.__version__
+    assert manifest_metadata(manifest)["provenance"]["spark_version"] == pyspark.__version__
     assert build_manifest(asset="a", partition=None, recipe={}, code_version="c", inputs={}, output_uri="/x",
                           output_hash="h", devices=["tpu v5e x16"])["devices"] == ["tpu v5e x16"]
     assert set(environment_snapshot()) >= {"git_commit", "git_dirty", "uv_lock_sha256", "python", "libraries"}

@@ -49,3 +49,32 @@ def test_no_line_after_the_block_and_nothing_active_between_jobs(spark):
     time.sleep(0.6)
     assert len(lines) == logged  # the poller thread stopped with the block
     assert active_stages(spark) == []
+
+
+def test_each_reported_stage_gets_a_finished_line_with_its_totals(spark):
+    lines: list[str] = []
+
+    class ListLog:
+        def info(self, msg: str) -> None:
+            lines.append(msg)
+
+    with spark_progress(spark, ListLog(), interval_s=0.2):
+        slow_job(spark)
+    finished = [line for line in lines if " finished: " in line]
+    assert finished and all(re.search(r"finished: 8/8 tasks$", line) for line in finished), lines
+    progress = [line for line in lines if PROGRESS_LINE.search(line)]
+    assert all("(job " in line and " of " in line for line in progress), progress  # job context
+
+
+def test_session_start_is_logged_with_its_duration():
+    from marin_assets.resources.spark import SparkResource
+
+    lines: list[str] = []
+
+    class ListLog:
+        def info(self, msg: str) -> None:
+            lines.append(msg)
+
+    SparkResource().get_session(ListLog())  # the session fixture made one: getOrCreate returns it
+    assert lines[0].startswith("starting Spark session (master local[2])")
+    assert re.match(r"Spark \S+ session ready in \d+\.\d s \(master local\[2\], \d+ cores\)", lines[1]), lines

@@ -84,10 +84,13 @@ def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env
     mat = result.asset_materializations_for_node("training_run")[0]
     meta = mat.metadata
     assert mat.tags["dagster/data_version"] == res["checkpoint_hash"]
-    for key in ("final_eval_loss", "loss_curve_plot", "loss_curve", "tokens_per_s", "tflops_per_device",
+    for key in ("final_eval_loss", "loss_curve_plot", "curves", "tokens_per_s", "tflops_per_device",
                 "checkpoint_uri", "checkpoint_hash", "tensorboard_dir", "wandb"):
         assert key in meta, key
     assert meta["loss_curve_plot"].value.startswith("![loss curve](data:image/png;base64,")
+    # Summary first: the plot's inline preview, then the numbers; the curves are a file, not inline JSON.
+    assert list(meta)[:2] == ["loss_curve_plot (preview)", "final_eval_loss"], list(meta)[:5]
+    assert len(meta["loss_curve_plot (preview)"].value) < 1000 and "loss_curve" not in meta
     assert res["checkpoint_step"] == 60 and [s for s, _ in res["loss_curve"]] == list(range(61))
     assert 0 < res["maxtext_s"] + res["exit_s"] < res["wall_s"]  # the launcher's own share is measured per run
     assert res["loss_curve"][-1][1] < res["loss_curve"][0][1] - 1.0  # it learned

@@ -1,0 +1,91 @@
+"""What every benchmark here prints beside its figures: cores per side, repeats, load, the ratio.
+
+A ratio between two tools means something only at equal cores, on the same input, with the same
+output work, on an otherwise idle machine. `Side` times one side over several rounds; `report`
+prints each side's median and range, the cores it used, the ratio of medians, and the machine's load
+average, with a warning when the machine was busy (above 0.5 per core).
+
+    ours = Side("marin", cores=2); peer = Side("datatrove", cores=2)
+    for _ in range(args.repeat):            # at least 3
+        ours.time(lambda: run_ours(docs), units=len(docs))
+        peer.time(lambda: run_peer(docs), units=len(docs))
+    report("cleaning", ours, peer, unit="docs/s")
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+MIN_REPEATS = 3
+BUSY_LOAD_PER_CORE = 0.5
+
+
+def machine_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def load_average() -> tuple[float, float, float]:
+    return os.getloadavg()
+
+
+@dataclass
+class Side:
+    name: str
+    cores: int
+    rates: list[float] = field(default_factory=list)  # units per second, one per round
+    last: Any = None  # the last round's return value, to compare decisions
+
+    def time(self, fn: Callable[[], Any], units: float) -> Any:
+        start = time.perf_counter()
+        self.last = fn()
+        self.rates.append(units / (time.perf_counter() - start))
+        return self.last
+
+    def median(self) -> float:
+        return statistics.median(self.rates)
+
+    def describe(self, unit: str) -> str:
+        lo, hi = min(self.rates), max(self.rates)
+        return (f"{self.name:>14}: median {self.median():,.0f} {unit} (range {lo:,.0f}-{hi:,.0f}, "
+                f"{len(self.rates)} runs, {self.cores} core{'s' if self.cores != 1 else ''})")
+
+
+def busy_warning(load: tuple[float, float, float], cores: int) -> str | None:
+    per_core = load[0] / cores
+    if per_core > BUSY_LOAD_PER_CORE:
+        return (f"WARNING: load average {load[0]:.2f} on {cores} cores ({per_core:.2f}/core > "
+                f"{BUSY_LOAD_PER_CORE}): other work ran beside this benchmark; figures are not clean")
+    return None
+
+
+def report(title: str, ours: Side, peer: Side, unit: str, target: float | None = None) -> float:
+    """Print both sides and the ratio of medians; returns the ratio."""
+    cores = machine_cores()
+    load_before = getattr(report, "_load_at_import", load_average())
+    load_now = load_average()
+    print(f"== {title} ==")
+    print(ours.describe(unit))
+    print(peer.describe(unit))
+    if len(ours.rates) < MIN_REPEATS or len(peer.rates) < MIN_REPEATS:
+        print(f"WARNING: fewer than {MIN_REPEATS} runs per side: medians are not meaningful")
+    if ours.cores != peer.cores:
+        print(f"WARNING: unequal cores ({ours.name} {ours.cores}, {peer.name} {peer.cores}): the ratio is not a fair one")
+    ratio = ours.median() / peer.median()
+    verdict = "" if target is None else (f"  (target >= {target:g}: {'met' if ratio >= target else 'NOT met'})")
+    print(f"ratio {ours.name}/{peer.name}: {ratio:.2f}x{verdict}")
+    print(f"machine: {cores} cores; load average at start {load_before[0]:.2f}, now "
+          f"{load_now[0]:.2f} {load_now[1]:.2f} {load_now[2]:.2f}")
+    for load in (load_before, load_now):
+        warning = busy_warning(load, cores)
+        if warning:
+            print(warning)
+            break
+    return ratio
+
+
+report._load_at_import = load_average()  # the load before the benchmark itself started working

@@ -1,0 +1,38 @@
+"""Plots in metadata get a small inline preview (under the UI's 1,000-character inline limit), shown first."""
+
+import base64
+import io
+
+import dagster as dg
+from PIL import Image
+
+from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT, inline_thumbnail_markdown, pyplot
+from marin_assets.resources.recording import plot_previews
+
+
+def loss_plot() -> bytes:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    ax.plot(range(100), [5 - i / 30 for i in range(100)], label="train loss")
+    ax.set_title("a run")
+    ax.legend()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def test_thumbnail_is_a_real_small_png_under_the_inline_limit():
+    markdown = inline_thumbnail_markdown(loss_plot(), alt="loss")
+    assert markdown.startswith("![loss](data:image/png;base64,") and len(markdown) < INLINE_MARKDOWN_LIMIT
+    image = Image.open(io.BytesIO(base64.b64decode(markdown.split(",", 1)[1].rstrip(")"))))
+    assert image.width >= 160 and image.height >= 80
+
+
+def test_previews_are_made_for_plot_values_only():
+    png = base64.b64encode(loss_plot()).decode()
+    metadata = {"loss_curve_plot": dg.MetadataValue.md(f"![loss curve](data:image/png;base64,{png})"),
+                "notes": dg.MetadataValue.md("just text"), "n": dg.MetadataValue.int(3)}
+    previews = plot_previews(metadata)
+    assert list(previews) == ["loss_curve_plot (preview)"]
+    assert len(previews["loss_curve_plot (preview)"].value) < INLINE_MARKDOWN_LIMIT
