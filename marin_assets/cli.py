@@ -7,8 +7,9 @@ import sys
 
 from marin_assets import materialize_all
 from marin_assets.governance import cli_audit, cli_failures
+from marin_assets.train import cli_baseline
 
-COMMAND_GROUPS = (materialize_all, cli_audit, cli_failures)
+COMMAND_GROUPS = (materialize_all, cli_audit, cli_failures, cli_baseline)
 
 
 def build_parser() -> argparse.ArgumentParser:
