@@ -37,9 +37,10 @@ def build_training_checks(
         )
 
     @dg.asset_check(
-        asset=training_run, name="loss_matches_baseline", partitions_def=partitions,
+        asset=training_run, name="loss_matches_baseline", blocking=True, partitions_def=partitions,
         description="The run's loss curve and final eval loss stay within the committed baseline's tolerance "
-                    "(recipes/training/baselines/<run>.json).",
+                    "(recipes/training/baselines/<run>.json); a run that declares a baseline fails without one. "
+                    "Blocking, so the nightly validation run fails with it.",
     )
     def loss_matches_baseline(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
         run = context.partition_key

@@ -37,6 +37,7 @@ def _check(root: Path, baselines: Path, run: str):
     result = defs.resolve_job_def("check_only").execute_in_process(tags={"dagster/partition": run},
                                                                   raise_on_error=False)
     (evaluation,) = result.get_asset_check_evaluations()
+    assert result.success == evaluation.passed  # blocking: a failed comparison fails the (nightly) run
     return evaluation
 
 
