@@ -6,6 +6,8 @@ import argparse
 import sys
 
 from marin_assets.data.compliance import source_inventory
+from marin_assets.data.readers import list_source_files
+from marin_assets.data.source_roots import require_files_within
 from marin_assets.data.sources import load_sources
 
 
@@ -25,6 +27,8 @@ def run_checksum(args: argparse.Namespace) -> int:
     if args.name not in registry.names:
         raise SystemExit(f"marin sources checksum: unknown source {args.name!r}; known: {registry.names}")
     spec = registry.get(args.name)
+    # The same refusal as raw_corpus: files reached through a symlink outside the allowed roots.
+    require_files_within(spec.name, list_source_files(spec), registry.allowed_roots)
     inventory = source_inventory(spec)
     if not inventory["files"]:
         raise SystemExit(f"marin sources checksum: no files match {spec.uri}")
