@@ -87,27 +87,24 @@ def _gzip_lines(uri: str, spec: SourceSpec) -> int:
 
 @counts_records(SourceFormat.JSONL_ZST)
 def _zstd_lines(uri: str, spec: SourceSpec) -> int:
+    """Frame by frame; a file that ends inside a frame was cut short (a break)."""
     import zstandard
 
-    return _decompressed_lines(uri, lambda: zstandard.ZstdDecompressor().decompressobj(), (zstandard.ZstdError,))
-
-
-def _decompressed_lines(uri: str, new_decoder, errors: tuple[type[Exception], ...]) -> int:
-    """Lines of a stream of frames; a frame cut short or damaged is a break."""
     lines = _Lines()
-    decoder, in_member = new_decoder(), False
+    decoder, in_frame = zstandard.ZstdDecompressor().decompressobj(), False
     with fsspec.open(uri, "rb") as f:
         try:
             while chunk := f.read(_CHUNK):
                 while chunk:
-                    in_member = True
+                    in_frame = True
                     lines.feed(decoder.decompress(chunk))
                     chunk = b""
-                    if decoder.eof:  # member done: what is left of the chunk starts the next one
-                        chunk, decoder, in_member = decoder.unused_data, new_decoder(), False
-        except errors:
+                    if decoder.eof:  # frame done: what is left of the chunk starts the next one
+                        chunk, in_frame = decoder.unused_data, False
+                        decoder = zstandard.ZstdDecompressor().decompressobj()
+        except zstandard.ZstdError:
             return lines.total(broken=True)
-    return lines.total(broken=in_member)
+    return lines.total(broken=in_frame)
 
 
 @counts_records(SourceFormat.PARQUET)
