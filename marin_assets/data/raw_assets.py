@@ -12,7 +12,9 @@ from marin_assets.core import layout
 from marin_assets.core.hashing import code_version
 from marin_assets.data import compliance as compliance_rules
 from marin_assets.data import readers, watch
-from marin_assets.data.compliance import INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy, source_inventory
+from marin_assets.data.compliance import (
+    INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy, source_inventory,
+)
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.source_roots import require_files_within
 from marin_assets.data.sources import load_sources
