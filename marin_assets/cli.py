@@ -6,9 +6,11 @@ import argparse
 import sys
 
 from marin_assets import materialize_all, versions
+from marin_assets.data import cli_sources
 from marin_assets.governance import cli_audit, cli_failures
+from marin_assets.train import cli_baseline
 
-COMMAND_GROUPS = (materialize_all, versions, cli_audit, cli_failures)
+COMMAND_GROUPS = (materialize_all, versions, cli_audit, cli_failures, cli_baseline, cli_sources)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ import json
 import os
 import posixpath
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import fsspec
@@ -142,12 +142,7 @@ class Storage:
         return self.content_hash_at(self.uri(*parts))
 
     def content_hash_at(self, base: str) -> str:
-        fs = self.fs
-        named = []
-        for rel in self.list_files_at(base):
-            with fs.open(f"{base}/{rel}", "rb") as f:
-                named.append((rel, sha256_stream(f)))
-        return combine_hashes(named)
+        return folder_hash(base, self.list_files_at(base))
 
 
 @dataclass(frozen=True)
@@ -167,6 +162,25 @@ class StagedOutput:
     def write_json(self, obj, name: str) -> None:
         with self.storage.fs.open(self.join(name), "w") as f:
             json.dump(obj, f, indent=2, sort_keys=True, default=str)
+
+
+def folder_hash(base: str, names: Iterable[str]) -> str:
+    """The one folder hash: combine_hashes of (relative name, sha256 of its bytes), read through fsspec.
+
+    Output data versions and the tokenizer's identity both use it, so a local folder and its gs://
+    copy hash the same. A missing file raises FileNotFoundError.
+    """
+    return combine_hashes(file_hashes(base, names))
+
+
+def file_hashes(base: str, names: Iterable[str]) -> list[tuple[str, str]]:
+    """(relative name, sha256) of each named file under `base`, streamed through fsspec."""
+    fs, path = fsspec.core.url_to_fs(base)
+    named = []
+    for rel in names:
+        with fs.open(f"{path.rstrip('/')}/{rel}", "rb") as f:
+            named.append((rel, sha256_stream(f)))
+    return named
 
 
 def _strip_protocol(path: str) -> str:

@@ -14,6 +14,7 @@ from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
+from marin_assets.data.record_counts import conservation
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.spark import SparkResource
@@ -21,6 +22,7 @@ from marin_assets.resources.spark_progress import spark_progress
 from marin_assets.resources.storage import StorageResource
 
 STATS_NAME = "stats.json"
+READER_COUNTS_NAME = "reader_counts.json"  # {raw file: records}, counted by format apart from the readers
 TABLES = ("documents", "rejected", "quarantine")
 # The job and everything it imports: readers, formats, extraction, language, filters, dedup.
 CODE_VERSION = code_version(load_cleaning_recipe().model_dump(mode="json"), cleaning_job)
@@ -46,6 +48,7 @@ def cleaned_documents(
     with store.atomic_dir(layout.CLEANED, source) as staged:
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
             stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
+        staged.write_json(stats.pop("reader_counts"), READER_COUNTS_NAME)
         staged.write_json(stats, STATS_NAME)
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
@@ -77,17 +80,26 @@ def table_rows(storage: StorageResource, source: str, table: str) -> int:
     name="counts_conserve",
     blocking=True,
     partitions_def=SOURCE_PARTITIONS,
-    description="Every record read is accounted for: in = kept + rejected + quarantined (rows in the Parquet files).",
+    description="Every record in the raw files is accounted for: records counted per file by format, apart "
+                "from the readers and the cleaner = kept + rejected + quarantined (rows in the Parquet files).",
 )
 def counts_conserve(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
     source = context.partition_key
-    storage.storage.require_committed(layout.CLEANED, source)
-    stats = storage.storage.read_json(layout.CLEANED, source, STATS_NAME)
+    st = storage.storage
+    st.require_committed(layout.CLEANED, source)
+    stats = st.read_json(layout.CLEANED, source, STATS_NAME)
     rows = {table: table_rows(storage, source, table) for table in TABLES}
-    accounted = sum(rows.values())
+    counted = None
+    if st.exists(layout.CLEANED, source, READER_COUNTS_NAME):
+        per_file = st.read_json(layout.CLEANED, source, READER_COUNTS_NAME)
+        counted = sum(per_file.values())
+    verdict = conservation(counted, stats["records_in"], rows)
     return dg.AssetCheckResult(
-        passed=accounted == stats["records_in"],
-        metadata={"records_in": stats["records_in"], **{f"rows_{t}": n for t, n in rows.items()}, "accounted": accounted},
+        passed=verdict.passed,
+        description=verdict.message,
+        metadata={"records_counted": counted if counted is not None else "missing",
+                  "records_in_cleaner": stats["records_in"], **{f"rows_{t}": n for t, n in rows.items()},
+                  "accounted": sum(rows.values())},
     )
 
 

@@ -1,10 +1,10 @@
-"""The cleaning stage's compliance gate: only sources whose raw inventory is cleared are cleaned."""
+"""The cleaning stage's compliance gate: only sources the compliance decision clears are cleaned."""
 
 from __future__ import annotations
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.data.licenses import compliance_from_inventory, read_inventory
+from marin_assets.data.compliance import committed_verdict
 
 
 class SourceNotCleared(RuntimeError):
@@ -12,9 +12,9 @@ class SourceNotCleared(RuntimeError):
 
 
 def require_cleared(storage: Storage, source: str) -> None:
-    """Raise unless raw/<source> is committed and its inventory says the source is cleared."""
+    """Raise unless raw/<source> is committed and the compliance verdict on it clears the source."""
     storage.require_committed(layout.RAW, source)
-    verdict = compliance_from_inventory(read_inventory(storage, source), source)
-    if verdict["cleared"] is not True:
-        problems = "; ".join(verdict["problems"]) or "no compliance verdict"
-        raise SourceNotCleared(f"source {source!r} is not cleared for use, refusing to clean it: {problems}")
+    verdict = committed_verdict(storage, source)
+    if not verdict.cleared:
+        raise SourceNotCleared(f"source {source!r} is not cleared for use, refusing to clean it: "
+                               f"{'; '.join(verdict.messages)}")

@@ -18,6 +18,7 @@ from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordC
 from marin_assets.data.dedup import cluster_representatives
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files, read_file, relative_name
+from marin_assets.data.record_counts import count_records
 from marin_assets.data.sources import SourceSpec
 
 EXACT_DUPLICATE = "dedup:exact_duplicate"
@@ -64,10 +65,15 @@ def near_duplicate_ids(docs) -> list[str]:
 
 
 def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) -> dict:
-    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats."""
+    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats.
+
+    stats["reader_counts"] holds the records of each file as counted by format (record_counts),
+    apart from the readers, so counts_conserve can catch records the reading or cleaning lost.
+    """
     files = list_source_files(spec)
     if not files:
         raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
+    reader_counts = count_source_records(spark, spec, files)
     records = spark.sparkContext.parallelize(files, len(files)).flatMap(
         _read_records(spec, recipe.max_record_bytes)
     )
@@ -77,9 +83,20 @@ def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) 
     cleaner = RecordCleaner(recipe)
     rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
     try:
-        return _dedup_and_write(spark, spec, recipe, rows, out_dir)
+        stats = _dedup_and_write(spark, spec, recipe, rows, out_dir)
     finally:
         rows.unpersist()
+    counted = sum(reader_counts.values())
+    conserved = stats["conserved"] and counted == stats["records_in"]
+    return {**stats, "records_counted": counted, "conserved": conserved, "reader_counts": reader_counts}
+
+
+def count_source_records(spark, spec: SourceSpec, files: list[str]) -> dict[str, int]:
+    """{file relative name: records}, one Spark task per file (the files are read a second time)."""
+    def count(path: str):
+        return relative_name(path, spec), count_records(path, spec)
+
+    return dict(sorted(spark.sparkContext.parallelize(files, len(files)).map(count).collect()))
 
 
 def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_dir: str) -> dict:

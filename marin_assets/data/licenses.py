@@ -1,9 +1,10 @@
 """Licenses and data-use rights of raw sources, propagated down the lineage, and the training gate.
 
-A source's license comes from the sources registry; whether it may be used comes from the
-compliance verdict that raw_corpus writes into `raw/<source>/inventory.json`:
-`{"compliance": {"cleared": bool, "problems": [...]}}`. Every downstream output lists the licenses
-and verdicts of the sources it derives from; a training run refuses to start on an uncleared one.
+A source's license comes from the sources registry; whether it may be used is the one compliance
+decision, `data.compliance.compliance_verdict`, on the registry entry, the policy and the source's
+committed `raw/<source>/inventory.json` (the same verdict the `compliance` check reports and the
+cleaning gate uses). Every downstream output lists the licenses and verdicts of the sources it
+derives from; a training run refuses to start on an uncleared one.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput, Storage
-from marin_assets.data.sources import SourcesRegistry
-
-INVENTORY_NAME = "inventory.json"
+from marin_assets.data.compliance import INVENTORY_NAME, committed_verdict, load_policy
+from marin_assets.data.compliance import read_inventory  # noqa: F401 (re-exported for the governance tools)
+from marin_assets.data.sources import SourcesRegistry, load_sources
 
 # What a license lets us do with the data, by SPDX id prefix (first match wins; order matters:
 # "CC-BY-NC" must be tested before "CC-BY"). Anything else needs a human review.
@@ -82,38 +82,27 @@ def compliance_from_inventory(inventory: dict | None, source: str) -> dict:
     return {"cleared": verdict["cleared"], "problems": [str(p) for p in verdict.get("problems", [])]}
 
 
-def read_inventory(storage: Storage, source: str, staged: StagedOutput | None = None) -> dict | None:
-    """The committed inventory of a source, or the one being written when `staged` is raw/<source>."""
-    if staged is not None and staged.final_uri == storage.uri(layout.RAW, source):
-        path = staged.join(INVENTORY_NAME)
-    elif storage.is_committed(layout.RAW, source):
-        path = storage.uri(layout.RAW, source, INVENTORY_NAME)
-    else:
-        return None
-    if not storage.fs.exists(path):
-        return None
-    with storage.fs.open(path, "r") as f:
-        return json.load(f)
-
-
 def data_use_for_sources(
     storage: Storage, registry: SourcesRegistry, names: Iterable[str], staged: StagedOutput | None = None
 ) -> dict[str, dict]:
     """Per source: license terms plus its compliance verdict, as recorded in manifests."""
     out = {}
+    policy = load_policy()
     for name, spdx in licenses_for_sources(registry, names).items():
-        verdict = compliance_from_inventory(read_inventory(storage, name, staged), name)
-        out[name] = {"license": spdx, "terms": data_use_terms(spdx), **verdict}
+        verdict = committed_verdict(storage, name, staged, registry, policy).as_json()
+        out[name] = {"license": spdx, "terms": data_use_terms(spdx), "cleared": verdict["cleared"],
+                     "problems": verdict["problems"]}
     return out
 
 
 def uncleared_sources(storage: Storage, names: Iterable[str]) -> dict[str, list[str]]:
     """Sources without a passing verdict, each with the reasons."""
+    registry, policy = load_sources(), load_policy()
     out = {}
     for name in sorted(set(names)):
-        verdict = compliance_from_inventory(read_inventory(storage, name), name)
-        if verdict["cleared"] is not True:
-            out[name] = verdict["problems"] or ["compliance check did not clear it"]
+        verdict = committed_verdict(storage, name, registry=registry, policy=policy)
+        if not verdict.cleared:
+            out[name] = verdict.messages
     return out
 
 

@@ -13,11 +13,12 @@ from marin_assets.core.code_versions import code_version
 from marin_assets.data import compliance as compliance_rules
 from marin_assets.data import source_files as file_listing
 from marin_assets.data import watch
-from marin_assets.data.compliance import compliance_problems, load_policy, source_inventory
+from marin_assets.data.compliance import (
+    INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy, source_inventory,
+)
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.source_roots import require_files_within
 from marin_assets.data.sources import load_sources
-from marin_assets.data.licenses import INVENTORY_NAME
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
@@ -53,14 +54,11 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
     # A glob can reach outside the allowed roots through a symlinked folder: refuse before reading.
     require_files_within(spec.name, file_listing.list_source_files(spec), registry.allowed_roots)
     inventory = source_inventory(spec)
-    problems = compliance_problems(spec, inventory, load_policy())
-    for problem in problems:
+    verdict = compliance_verdict(spec.name, spec, inventory, load_policy())
+    for problem in verdict.messages:
         context.log.warning(f"source {spec.name}: {problem}")
     with storage.storage.atomic_dir(layout.RAW, spec.name) as staged:
-        staged.write_json(
-            {**inventory, "license": spec.license, "compliance": {"cleared": not problems, "problems": problems}},
-            INVENTORY_NAME,
-        )
+        staged.write_json({**inventory, "license": spec.license, "compliance": verdict.as_json()}, INVENTORY_NAME)
         return record_output(
             context,
             staged,
@@ -68,7 +66,8 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
             code_version=CODE_VERSION,
             stats={"files": len(inventory["files"]), "bytes": sum(f["size"] for f in inventory["files"])},
             output_hash=inventory["content_hash"],
-            extra_metadata={"license": spec.license, "compliance_cleared": not problems},
+            extra_metadata={"license": spec.license, "compliance_cleared": verdict.cleared,
+                            "compliance": verdict.summary()},
             sources=[spec.name],
         )
 
@@ -81,24 +80,23 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
     description="License in the allowlist, provenance filled in, files match provenance.checksum.",
 )
 def compliance(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
-    spec = load_sources().get(context.partition_key)
-    inventory = storage.storage.read_json(*_inventory_path(storage, spec.name))
-    problems = compliance_problems(spec, inventory, load_policy())
+    source = context.partition_key
+    storage.storage.require_committed(layout.RAW, source)
+    verdict = committed_verdict(storage.storage, source)  # the same decision the cleaning and training gates use
+    inventory = storage.storage.read_json(layout.RAW, source, INVENTORY_NAME)
+    spec = load_sources().get(source)
     return dg.AssetCheckResult(
-        passed=not problems,
+        passed=verdict.cleared,
         severity=dg.AssetCheckSeverity.ERROR,
-        description="cleared" if not problems else "; ".join(problems),
+        description=verdict.summary(),
         metadata={
             "license": spec.license,
             "content_hash": inventory["content_hash"],
-            "problems": dg.MetadataValue.json(problems),
+            "declared_checksum": (spec.provenance.checksum if spec.provenance else None) or "none",
+            "problems": dg.MetadataValue.json(verdict.messages),
+            "reasons": dg.MetadataValue.json(verdict.as_json()["reasons"]),
         },
     )
-
-
-def _inventory_path(storage: StorageResource, source: str) -> tuple[str, ...]:
-    storage.storage.require_committed(layout.RAW, source)
-    return layout.RAW, source, INVENTORY_NAME
 
 
 # The per-source assets share the source's partition, so a changed source re-runs exactly its partitions.

@@ -16,6 +16,18 @@ def relative_error(predicted: float, observed: float) -> float:
     return (predicted - observed) / observed
 
 
+def heldout_message(prediction: dict, observed: dict, error: float, preregistered: bool) -> str:
+    """What a user reads first: the error against the target, and whether the prediction came first."""
+    if not preregistered:
+        return (f"not preregistered: the prediction was registered at {prediction['registered_at']}, after the "
+                f"held-out run started at {observed['started_at']}")
+    if observed["final_eval_loss"] is None:
+        return "the held-out run reported no final_eval_loss"
+    verdict = "within" if abs(error) <= TARGET_RELATIVE_ERROR else "exceeds"
+    return (f"predicted {prediction['predicted_loss']:.4f}, observed {observed['final_eval_loss']:.4f}: "
+            f"relative error {error:+.2%} {verdict} the {TARGET_RELATIVE_ERROR:.0%} target")
+
+
 def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition]:
     name = recipe.name
 
@@ -32,6 +44,7 @@ def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition
         return dg.AssetCheckResult(
             passed=bool(preregistered and abs(error) <= TARGET_RELATIVE_ERROR),
             severity=dg.AssetCheckSeverity.WARN,
+            description=heldout_message(prediction, observed, error, preregistered),
             metadata={
                 "predicted_loss": prediction["predicted_loss"], "observed_loss": loss if loss is not None else "none",
                 "relative_error": error, "target": TARGET_RELATIVE_ERROR,
@@ -47,8 +60,12 @@ def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition
     def isoflop_minima_bracketed(storage: StorageResource) -> dg.AssetCheckResult:
         report = storage.storage.read_json(*results.output_parts(name, "fits", "isoflop"), "isoflop.json")
         bad = [b for b in report["budgets"] if b["status"] != "ok"]
+        usable = len(report["budgets"]) - len(bad)
         return dg.AssetCheckResult(
             passed=not bad, severity=dg.AssetCheckSeverity.WARN,
+            description=(f"all {usable} budgets bracketed" if not bad else
+                         f"{len(bad)} of {len(report['budgets'])} budgets excluded from the power laws: "
+                         + " | ".join(b["message"] for b in bad)),
             metadata={"problems": " | ".join(b["message"] for b in bad) or "none",
                       "usable_budgets": len(report["budgets"]) - len(bad)},
         )

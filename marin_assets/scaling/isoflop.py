@@ -16,7 +16,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from marin_assets.scaling.parametric import FitError
+from marin_assets.scaling.fit_inputs import (
+    FitError, as_float_column, require_finite_positive, validated_isoflop_points,
+)
 
 MIN_POINTS = 3
 MIN_BUDGETS = 2
@@ -103,7 +105,9 @@ def fit_parabola(N, loss, *, robust: bool = False) -> tuple[float, float, float]
 
 
 def fit_budget(budget: float, N, loss, *, robust: bool = False, flops_per_param_token: float = 6.0) -> BudgetFit:
-    N, loss = np.asarray(N, float), np.asarray(loss, float)
+    N, loss = as_float_column("N", N), as_float_column("loss", loss)
+    require_finite_positive("N", N)
+    require_finite_positive("loss", loss)
     n = len(N)
     if len(np.unique(N)) < MIN_POINTS:
         return BudgetFit(budget, n, "too_few_points",
@@ -142,10 +146,11 @@ def fit_power_law(C, y, level: float = 0.95) -> PowerLaw:
 
 def fit_isoflop(points: pd.DataFrame, *, robust: bool = False, level: float = 0.95,
                 flops_per_param_token: float = 6.0) -> IsoflopFit:
-    """points: one row per run with columns budget, N, loss (already cleaned of failed runs)."""
-    missing = {"budget", "N", "loss"} - set(points.columns)
-    if missing:
-        raise FitError(f"isoFLOP points lack columns {sorted(missing)}")
+    """points: one row per run with columns budget, N, loss (already cleaned of failed runs).
+
+    Bad points (NaN/inf/<= 0, duplicated rows, a single budget) are a FitError naming them.
+    """
+    points = validated_isoflop_points(points, MIN_BUDGETS)
     budgets = [fit_budget(float(b), g["N"], g["loss"], robust=robust, flops_per_param_token=flops_per_param_token)
                for b, g in points.groupby("budget", sort=True)]
     usable = [b for b in budgets if b.usable]

@@ -7,6 +7,7 @@ diverged or duplicated run can never slip silently into, or out of, a fit.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -36,7 +37,7 @@ class Observations:
 
 
 def _positive(value) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+    return isinstance(value, numbers.Real) and math.isfinite(value) and value > 0
 
 
 def _limit(result: dict, max_loss: float | None) -> float:
@@ -63,7 +64,7 @@ def collect_observations(results: list[dict], *, max_loss: float | None = None) 
         seen[run] = True
         if status != SUCCEEDED:
             excluded.append(Exclusion(run, f"status={status}"))
-        elif loss is None or not isinstance(loss, (int, float)) or math.isnan(loss):
+        elif loss is None or not isinstance(loss, numbers.Real) or math.isnan(loss):
             excluded.append(Exclusion(run, f"final_eval_loss is {loss!r}"))
         elif math.isinf(loss) or loss > _limit(result, max_loss):
             excluded.append(Exclusion(run, f"diverged: final_eval_loss={loss:.4g} > {_limit(result, max_loss):.4g}"))

@@ -21,6 +21,8 @@ from itertools import product
 
 import numpy as np
 
+from marin_assets.scaling.fit_inputs import FitError, validated_parametric_points
+
 PARAM_NAMES = ("E", "A", "B", "alpha", "beta")
 METHODS = ("mle", "huber")
 
@@ -34,10 +36,6 @@ HOFFMANN_GRID = np.array(
         )
     ]
 )
-
-
-class FitError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -153,16 +151,7 @@ def _grid_objective(grid, log_n, log_d, log_l, weights, delta):
 
 
 def _validate(N, D, L):
-    N, D, L = (np.asarray(v, dtype=float).ravel() for v in (N, D, L))
-    if not (len(N) == len(D) == len(L)):
-        raise FitError(f"N, D and loss differ in length: {len(N)}, {len(D)}, {len(L)}")
-    if len(N) < 5:
-        raise FitError(f"Approach 3 needs at least 5 runs for 5 parameters, got {len(N)}")
-    for name, v in (("N", N), ("D", D), ("loss", L)):
-        bad = ~np.isfinite(v) | (v <= 0)
-        if bad.any():
-            raise FitError(f"{name} has {int(bad.sum())} non-finite or non-positive values; exclude those runs first")
-    return N, D, L
+    return validated_parametric_points(N, D, L, min_points=5)
 
 
 def fit_parametric(

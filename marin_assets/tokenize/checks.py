@@ -25,13 +25,17 @@ def tokenizer_compatible_fn(context: dg.AssetCheckExecutionContext, storage: Sto
             base = st.uri(layout.MIXTURES, name, split)
             recorded[f"{name}/{split}"] = {rel: read_tokenizer_hash(f"{base}/{rel}")
                                            for rel in st.list_files(layout.MIXTURES, name, split)}
-    # The tokenizer folder training will load must still be the one the ids came from.
-    recorded["tokenizer folder"] = {info.tokenizer_uri: _folder_hash(info.tokenizer_uri)}
     problems = []
     try:
         check_same_tokenizer(recorded, info.tokenizer_hash)
     except TokenizerCompatibilityError as exc:
         problems.append(f"mixture {name!r} (sources {sorted(info.sources)}): {exc}")
+    # The tokenizer folder training will load (local or gs://) must still be the one the ids came from.
+    folder = _folder_hash(info.tokenizer_uri)
+    if folder != info.tokenizer_hash:
+        found = "lacks tokenizer files" if folder is None else f"now hashes to {folder[:12]}"
+        problems.append(f"the tokenizer folder {info.tokenizer_uri} {found}, but the mixture was tokenized with "
+                        f"{info.tokenizer_hash[:12]}; re-materialize tokenizer and everything downstream")
     model_vocab_size = load_mixture_recipe(name).model_vocab_size
     if model_vocab_size is not None:
         try:
@@ -42,11 +46,12 @@ def tokenizer_compatible_fn(context: dg.AssetCheckExecutionContext, storage: Sto
         passed=not problems, description="; ".join(problems) or "one tokenizer; vocab fits",
         metadata={"tokenizer_hash": info.tokenizer_hash, "tokenizer_vocab_size": info.tokenizer_vocab_size,
                   "model_vocab_size": model_vocab_size if model_vocab_size is not None else "not set",
-                  "shards_checked": sum(len(v) for k, v in recorded.items() if k != "tokenizer folder")},
+                  "tokenizer_folder_hash": folder or "missing", "shards_checked": sum(len(v) for v in recorded.values())},
     )
 
 
 def _folder_hash(uri: str) -> str | None:
+    """The folder's tokenizer hash through fsspec (so gs:// works too); None when a file is missing."""
     try:
         return tokenizer_hash(uri)
     except FileNotFoundError:

@@ -8,8 +8,8 @@ import numpy as np
 import pyarrow as pa
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import combine_hashes, hash_json, sha256_stream
-from marin_assets.core.storage import StagedOutput, Storage
+from marin_assets.core.hashing import combine_hashes, hash_json
+from marin_assets.core.storage import StagedOutput, Storage, file_hashes
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE, check_same_tokenizer
 from marin_assets.tokenize.mixture_plan import MixturePlan, SourceDocuments, check_sources_known, plan_mixture
 from marin_assets.tokenize.recipes import MixtureRecipe
@@ -112,10 +112,6 @@ def mixture_info_dict(name: str, recipe: MixtureRecipe, plan: MixturePlan, token
 
 def mixture_data_version(staged: StagedOutput, info: dict) -> str:
     """Content hash that does not depend on the storage root (mixture.json holds absolute URIs)."""
-    fs = staged.storage.fs
-    named = [("mixture.json (portable)", hash_json({k: v for k, v in info.items() if k not in URI_FIELDS}))]
-    for rel in staged.storage.list_files_at(staged.path):
-        if rel != MIXTURE_FILE:
-            with fs.open(staged.join(rel), "rb") as f:
-                named.append((rel, sha256_stream(f)))
-    return combine_hashes(named)
+    portable = ("mixture.json (portable)", hash_json({k: v for k, v in info.items() if k not in URI_FIELDS}))
+    shards = [rel for rel in staged.storage.list_files_at(staged.path) if rel != MIXTURE_FILE]
+    return combine_hashes([portable, *file_hashes(staged.path, shards)])

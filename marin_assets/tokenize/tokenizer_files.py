@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import combine_hashes, hash_json, sha256_bytes
-from marin_assets.core.storage import StagedOutput, Storage
+from marin_assets.core.hashing import hash_json
+from marin_assets.core.storage import StagedOutput, Storage, folder_hash
 from marin_assets.tokenize.recipes import TokenizerKind, TokenizerSpec
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -132,11 +132,8 @@ def local_tokenizer_dir(storage: Storage, name: str) -> Iterator[str]:
 
 
 def tokenizer_hash(folder: str) -> str:
-    named = []
-    for name in TOKENIZER_FILES:
-        with open(os.path.join(folder, name), "rb") as f:
-            named.append((name, sha256_bytes(f.read())))
-    return combine_hashes(named)
+    """The tokenizer's identity: the folder hash of its two files (local path or any fsspec URI)."""
+    return folder_hash(folder, TOKENIZER_FILES)
 
 
 @dataclass(frozen=True)

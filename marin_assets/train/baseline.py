@@ -4,16 +4,16 @@ A baseline is `recipes/training/baselines/<run>.json` ({"loss_curve": [[step, lo
 "final_eval_loss": x, "tolerance": t}). A change that breaks training numerics (data order, LR
 schedule, model code, MaxText upgrade) moves the curve by more than the tolerance and fails CI.
 
-Regenerate after an intended change (then commit the file):
+A run declares that it has one with `baseline: true` in runs.yaml; loss_matches_baseline then fails
+when the file is missing. Regenerate after an intended change (then commit the file):
 
-    python -m marin_assets.train.baseline <run> --storage <storage root> [--out FILE] [--tolerance 0.05]
+    marin baseline refresh <run> [--storage-root ROOT] [--out FILE] [--tolerance 0.05]
 
 which copies the curve from the run's committed `training/<run>/final/result.json`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,21 +82,12 @@ def format_baseline(baseline: dict) -> str:
     return f'{head},\n "loss_curve": [\n{curve}\n ]\n}}\n'
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write a loss-curve baseline from a committed training run.")
-    parser.add_argument("run")
-    parser.add_argument("--storage", required=True, help="storage root the run was materialized under")
-    parser.add_argument("--out", help="baseline file (default: recipes/training/baselines/<run>.json)")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE)
-    args = parser.parse_args(argv)
-    storage = Storage(args.storage)
-    storage.require_committed(layout.TRAINING, args.run, "final")
-    result = storage.read_json(layout.TRAINING, args.run, "final", "result.json")
-    out = Path(args.out) if args.out else baseline_path(args.run)
+def refresh_baseline(storage: Storage, run_name: str, out: Path | None = None,
+                     tolerance: float = DEFAULT_TOLERANCE) -> Path:
+    """Write the baseline of `run_name` from its committed result; returns the file written."""
+    storage.require_committed(layout.TRAINING, run_name, layout.FINAL_DIR)
+    result = storage.read_json(layout.TRAINING, run_name, layout.FINAL_DIR, "result.json")
+    out = out or baseline_path(run_name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(format_baseline(baseline_from_result(result, args.tolerance)))
-    print(f"wrote {out}")
-
-
-if __name__ == "__main__":
-    main()
+    out.write_text(format_baseline(baseline_from_result(result, tolerance)))
+    return out

@@ -6,13 +6,16 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train.baseline import compare, load_baseline
+from marin_assets.train.baseline import baseline_path, compare, load_baseline
+from marin_assets.train.runs import TrainingRuns
 
 
 def build_training_checks(
-    training_plan: dg.AssetsDefinition, training_run: dg.AssetsDefinition, baselines_dir: Path | None = None
+    training_plan: dg.AssetsDefinition, training_run: dg.AssetsDefinition, baselines_dir: Path | None = None,
+    runs: TrainingRuns | None = None,
 ) -> list[dg.AssetChecksDefinition]:
     partitions = training_plan.partitions_def
+    declared = {name for name in (runs.runs if runs else {}) if runs.spec(name).baseline}
 
     @dg.asset_check(
         asset=training_plan, name="preflight_fits", blocking=True, partitions_def=partitions,
@@ -34,19 +37,16 @@ def build_training_checks(
         )
 
     @dg.asset_check(
-        asset=training_run, name="loss_matches_baseline", partitions_def=partitions,
+        asset=training_run, name="loss_matches_baseline", blocking=True, partitions_def=partitions,
         description="The run's loss curve and final eval loss stay within the committed baseline's tolerance "
-                    "(recipes/training/baselines/<run>.json).",
+                    "(recipes/training/baselines/<run>.json); a run that declares a baseline fails without one. "
+                    "Blocking, so the nightly validation run fails with it.",
     )
     def loss_matches_baseline(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
         run = context.partition_key
         baseline = load_baseline(run, baselines_dir)
         if baseline is None:
-            return dg.AssetCheckResult(
-                passed=True, severity=dg.AssetCheckSeverity.WARN,
-                description=f"no baseline committed for run {run!r}; nothing compared",
-                metadata={"baseline": "none"},
-            )
+            return missing_baseline_result(run, declared=run in declared, path=baseline_path(run, baselines_dir))
         result = storage.storage.read_json(layout.TRAINING, run, layout.FINAL_DIR, "result.json")
         comparison = compare(result["loss_curve"], result["final_eval_loss"], baseline)
         return dg.AssetCheckResult(
@@ -60,3 +60,19 @@ def build_training_checks(
         )
 
     return [preflight_fits, loss_matches_baseline]
+
+
+def missing_baseline_result(run: str, *, declared: bool, path: Path) -> dg.AssetCheckResult:
+    """No baseline file: a failure when the run declares one (runs.yaml `baseline: true`), else a plain note."""
+    refresh = f"`marin baseline refresh {run}` writes it from the run's result"
+    if declared:
+        return dg.AssetCheckResult(
+            passed=False, severity=dg.AssetCheckSeverity.ERROR,
+            description=f"no baseline: run {run!r} declares one (baseline: true) but {path} does not exist; {refresh}",
+            metadata={"baseline": "missing", "expected_at": str(path)},
+        )
+    return dg.AssetCheckResult(
+        passed=True, severity=dg.AssetCheckSeverity.WARN,
+        description=f"no baseline: run {run!r} declares none, so its loss curve was not compared ({refresh})",
+        metadata={"baseline": "none"},
+    )

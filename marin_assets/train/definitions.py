@@ -19,7 +19,7 @@ def build_defs(runs: TrainingRuns, baselines_dir: Path | None = None) -> dg.Defi
     run_spec, training_plan, training_run = build_training_assets(runs)
     return dg.Definitions(
         assets=[run_spec, training_plan, training_run],
-        asset_checks=build_training_checks(training_plan, training_run, baselines_dir),
+        asset_checks=build_training_checks(training_plan, training_run, baselines_dir, runs),
     )
 
 

@@ -46,6 +46,9 @@ class TrainingRunSpec(Recipe):
     checkpoint: CheckpointSettings = CheckpointSettings()
     log_period: int = Field(default=100, gt=0)        # TensorBoard flush period
     maxtext_overrides: dict[str, Any] = Field(default_factory=dict)  # escape hatch, recorded with the run
+    # True: loss_matches_baseline compares the run with recipes/training/baselines/<run>.json and fails
+    # when that file is missing (write it with `marin baseline refresh <run>`).
+    baseline: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -37,7 +37,8 @@ def test_cleaned_documents_materializes_with_per_rule_counts_and_conserving_chec
     assert per_rule == stats["rejected_by_rule"] and sum(per_rule.values()) == stats["rejected"]
     assert (out / "_COMMITTED").exists() and (out / "documents" / "part-00000.parquet").exists()
     [check] = result.get_asset_check_evaluations()
-    assert check.passed and check.metadata["accounted"].value == 49
+    assert check.passed and check.metadata["accounted"].value == 49 == check.metadata["records_counted"].value
+    assert check.description.startswith("49 records in the raw files = ")
     assert event.materialization.tags["dagster/data_version"] == json.loads((out / "_provenance.json").read_text())[
         "output_hash"
     ]
@@ -58,3 +59,28 @@ def test_uncleared_source_is_refused(tmp_path, write_registry, spark_resource):
     assert "is not cleared for use" in failure.event_specific_data.error.to_string()
     assert "NOASSERTION" in failure.event_specific_data.error.to_string()
     assert not (tmp_path / "store" / "cleaned" / "dirty_web").exists()
+
+
+@pytest.mark.slow
+def test_a_reader_that_drops_a_record_fails_counts_conserve(tmp_path, spark_resource, monkeypatch):
+    """The cleaner's own counts still add up (it never saw the record); the independent count does not."""
+    from marin_assets.data import cleaning_job
+
+    original = cleaning_job.read_file
+
+    def drops_the_third_record(path, spec, max_record_bytes):  # pickled by value into the Spark workers
+        for i, record in enumerate(original(path, spec, max_record_bytes)):
+            if i != 2:
+                yield record
+
+    monkeypatch.setattr(cleaning_job, "read_file", drops_the_third_record)
+    result = _materialize(tmp_path, [raw_corpus, cleaned_documents, counts_conserve], spark_resource)
+    assert not result.success  # the check is blocking
+    stats = json.loads((tmp_path / "store" / "cleaned" / "dirty_web" / "stats.json").read_text())
+    assert stats["records_in"] == 48 and stats["records_counted"] == 49 and not stats["conserved"]
+    [check] = result.get_asset_check_evaluations()
+    assert not check.passed
+    assert check.description.startswith("1 record(s) lost: the raw files hold 49 records (counted per file by "
+                                        "format), the cleaner read 48, the output holds 48 (")
+    reader_counts = json.loads((tmp_path / "store" / "cleaned" / "dirty_web" / "reader_counts.json").read_text())
+    assert reader_counts == {"dirty_web.jsonl.gz": 49}

@@ -78,3 +78,19 @@ def test_write_json_atomic_on_gcs(gcs_emulator):
     uri = storage.write_json_atomic({"b": 2, "a": 1}, "governance", "audit.json")
     assert uri.startswith("gs://")
     assert storage.read_json("governance", "audit.json") == {"a": 1, "b": 2}
+
+
+def test_source_checksum_is_the_same_on_gcs_and_locally(gcs_emulator, tmp_path):
+    """The one folder hash (core.storage.folder_hash) gives a gs:// source the checksum of its local copy."""
+    from marin_assets.data.compliance import source_inventory
+    from marin_assets.data.sources import SourceSpec
+
+    storage = Storage(gcs_emulator.root("src"))
+    (tmp_path / "sub").mkdir()
+    for rel, data in (("a.jsonl", b'{"text": "a"}\n'), ("sub/b.jsonl", b'{"text": "b"}\n')):
+        (tmp_path / rel).write_bytes(data)
+        storage.fs.pipe_file(storage.uri(rel), data)
+    local = source_inventory(SourceSpec(name="s", uri=str(tmp_path), format="jsonl", license="CC0-1.0"))
+    remote = source_inventory(SourceSpec(name="s", uri=storage.uri(), format="jsonl", license="CC0-1.0"))
+    assert [f["path"] for f in remote["files"]] == ["a.jsonl", "sub/b.jsonl"]
+    assert remote["files"] == local["files"] and remote["content_hash"] == local["content_hash"]

@@ -7,6 +7,7 @@ assets do, so provenance, licenses and audits are tested without running Spark o
 import dagster as dg
 
 from marin_assets.core import layout
+from marin_assets.data.compliance import compliance_verdict, load_policy
 from marin_assets.data.sources import load_sources
 from marin_assets.data.licenses import INVENTORY_NAME, assert_sources_cleared, sources_behind
 from marin_assets.resources.recording import record_output
@@ -27,13 +28,16 @@ class RawConfig(dg.Config):
 @dg.asset(partitions_def=SOURCE_PARTITIONS)
 def raw_corpus(context: dg.AssetExecutionContext, config: RawConfig, storage: StorageResource):
     source = context.partition_key
+    # Cleared: the files hash to the registry's checksum; not cleared: they changed (a checksum mismatch).
+    checksum = load_sources().get(source).provenance.checksum if config.cleared else f"hash-{source}-{config.snapshot}"
     with storage.storage.atomic_dir(layout.RAW, source) as staged:
         inventory = {
             "source": source,
             "files": [{"path": "a.jsonl", "size": 3, "sha256": f"{source}-{config.snapshot}"}],
-            "content_hash": f"hash-{source}-{config.snapshot}",
-            "compliance": {"cleared": config.cleared, "problems": [] if config.cleared else ["license not allowed"]},
+            "content_hash": checksum,
         }
+        verdict = compliance_verdict(source, load_sources().get(source), inventory, load_policy())
+        inventory["compliance"] = verdict.as_json()  # recorded as raw_corpus records it
         staged.write_json(inventory, INVENTORY_NAME)
         return record_output(context, staged, recipe={"source": source}, code_version="raw-1", sources=[source])
 

@@ -77,11 +77,11 @@ def test_audit_walks_from_checkpoint_to_every_raw_source(chain):
     rows = {row["source"]: row for row in report["sources"]}
     assert set(rows) == set(SOURCES)
     assert rows["python_docs"]["license"] == "PSF-2.0" and rows["python_docs"]["terms"] == "permissive"
-    assert rows["python_docs"]["inventory"]["content_hash"] == "hash-python_docs-v1"
+    assert rows["python_docs"]["inventory"]["content_hash"] == load_sources().get("python_docs").provenance.checksum
     assert rows["python_docs"]["inventory"]["file_count"] == 1
 
     markdown = render_audit_markdown(report)
-    assert "| python_docs | PSF-2.0 | permissive | yes | `hash-python_docs" in markdown
+    assert f"| python_docs | PSF-2.0 | permissive | yes | `{rows['python_docs']['inventory']['content_hash'][:12]}" in markdown
     assert "training_run[tiny]" in markdown and "mixture[sample]" in markdown
 
 
@@ -96,7 +96,7 @@ def test_uncleared_source_blocks_training_and_shows_in_the_audit(tmp_path):
         STAND_INS, selection=[raw_corpus], partition_key="dirty_web", instance=instance, resources=resources,
         run_config={"ops": {"raw_corpus": {"config": {"cleared": False, "snapshot": "v2"}}}},
     )
-    with pytest.raises(SourcesNotClearedError, match="dirty_web: license not allowed"):
+    with pytest.raises(SourcesNotClearedError, match="dirty_web: checksum mismatch: provenance.checksum is .*, the files hash to hash-dirty_web-v2"):
         dg.materialize(STAND_INS, selection=["training_run"], partition_key="tiny", instance=instance,
                        resources=resources)
 

@@ -82,6 +82,7 @@ def test_preregistered_heldout_prediction_then_check(suite):
     assert meta["predicted_loss"].value == pytest.approx(prediction["predicted_loss"])
     assert meta["observed_loss"].value == pytest.approx(observed)
     assert abs(meta["relative_error"].value) <= 0.02
+    assert "within the 2% target" in evaluation.description
 
     # Once the held-out run exists, a new "prediction" would not be preregistered: refused.
     again = dg.materialize(suite["assets"], selection=["heldout_prediction"], resources=local_resources(storage.root_uri),
@@ -138,3 +139,48 @@ def test_a_previous_recipes_heldout_run_does_not_block_a_new_prediction(tmp_path
     assert result.success
     prediction = json.loads((tmp_path / "scaling/fixture_suite/heldout/prediction/prediction.json").read_text())
     assert prediction["run"] == heldout_run(recipe).key != old.key
+
+
+def test_isoflop_minima_bracketed_fails_naming_the_budget(tmp_path):
+    recipe = fixture_recipe()
+    storage = StorageResource(root_uri=str(tmp_path))
+    runs = suite_runs(recipe)
+    smallest = min(r.describe()["budget"] for r in runs)
+    first = sorted((r for r in runs if r.describe()["budget"] == smallest), key=lambda r: r.describe()["N"])
+    for run in runs:
+        write_result(storage.storage, recipe.name, run, synthetic_loss(run))
+    for rank, run in enumerate(first):  # loss keeps falling with N: the grid stops before the minimum
+        write_result(storage.storage, recipe.name, run, 5.0 - 0.1 * rank)
+    defs = build_defs(recipe)
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    check = defs.get_asset_checks_def(dg.AssetCheckKey(dg.AssetKey("isoflop_fit"), "isoflop_minima_bracketed"))
+    result = dg.materialize([*defs.assets, mixture, check], selection=dg.AssetSelection.assets("isoflop_fit")
+                            | dg.AssetSelection.checks(check), resources=local_resources(storage.root_uri))
+    [evaluation] = result.get_asset_check_evaluations()
+    assert not evaluation.passed
+    assert evaluation.description.startswith(f"1 of 3 budgets excluded from the power laws: budget {smallest:.3g}: "
+                                             "minimum not bracketed (best run is the largest model")
+    assert evaluation.description.endswith("extend the grid") and evaluation.metadata["usable_budgets"].value == 2
+
+
+@pytest.mark.parametrize("observed_factor, started_at, message", [
+    (1.10, "2999-01-01T00:00:00+00:00", r"predicted \d\.\d{4}, observed \d\.\d{4}: relative error -9\.\d\d% exceeds the 2% target"),
+    (1.00, "2000-01-01T00:00:00+00:00", r"not preregistered: the prediction was registered at .*, after the held-out run "
+                                        r"started at 2000-01-01T00:00:00\+00:00"),
+])
+def test_heldout_prediction_error_fails_with_the_reason(suite, tmp_path, observed_factor, started_at, message):
+    import re
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(suite["root"], root)
+    storage, recipe = StorageResource(root_uri=str(root)), suite["recipe"]
+    prediction = json.loads((root / "scaling/fixture_suite/heldout/prediction/prediction.json").read_text())
+    held = heldout_run(recipe)
+    write_result(storage.storage, recipe.name, held, prediction["predicted_loss"] * observed_factor,
+                 parts=heldout_run_parts(recipe.name), started_at=started_at)
+    check = suite["defs"].get_asset_checks_def(dg.AssetCheckKey(dg.AssetKey("heldout_run"), "heldout_prediction_error"))
+    result = dg.materialize([*suite["assets"], check], selection=dg.AssetSelection.checks(check),
+                            resources=local_resources(str(root)))
+    [evaluation] = result.get_asset_check_evaluations()
+    assert not evaluation.passed and re.fullmatch(message, evaluation.description), evaluation.description

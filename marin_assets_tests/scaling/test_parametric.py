@@ -61,7 +61,7 @@ def test_compute_optimal_is_the_constrained_minimum():
     "N, D, L, match",
     [
         ([1e6] * 4, [1e8] * 4, [3.0] * 4, "at least 5 runs"),
-        ([1e6] * 6, [1e8] * 6, [3.0, 3.1, np.nan, 3.2, 3.3, 3.4], "loss has 1 non-finite"),
+        ([1e6] * 6, [1e8] * 6, [3.0, 3.1, np.nan, 3.2, 3.3, 3.4], "loss has 1 NaN"),
         ([1e6] * 6, [1e8] * 5, [3.0] * 6, "differ in length"),
         ([1e6, -1, 1e6, 1e6, 1e6, 1e6], [1e8] * 6, [3.0] * 6, "N has 1"),
     ],

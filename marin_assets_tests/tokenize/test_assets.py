@@ -17,6 +17,7 @@ from marin_assets.tokenize.mixture_info import (
 from marin_assets.tokenize.mixture_plan import MixtureError
 from marin_assets.tokenize.shards import read_shards, shard_table, write_shard
 from marin_assets.tokenize.tokenizer_files import tokenizer_hash
+from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401  (fixture)
 from marin_assets_tests.tokenize.conftest import (
     SOURCES, build_stage, make_corpus, materialize, materialize_mixture, write_cleaned_source,
 )
@@ -144,3 +145,27 @@ def test_an_empty_source_is_tokenized_visibly_and_refused_by_the_mixture(built_s
     assert meta["documents"].value == 0 and meta["tokens"].value == 0
     with pytest.raises(MixtureError, match="source 'dirty_web' is empty: 0 documents"):
         materialize_mixture(root)
+
+
+def test_check_hashes_the_tokenizer_folder_on_gcs(built_stage, gcs_emulator):
+    """The stage copied to gs:// (URIs in mixture.json rewritten): passes there, fails on a changed config."""
+    storage, _ = built_stage
+    remote = Storage(gcs_emulator.root("tok-check"))
+    for part in ((layout.TOKENIZER, "bpe1k"), (layout.MIXTURES, "sample")):
+        for rel in [*storage.list_files(*part), "_COMMITTED"]:
+            remote.fs.put_file(storage.uri(*part, rel), remote.uri(*part, rel))
+    info_uri = remote.uri(layout.MIXTURES, "sample", MIXTURE_FILE)
+    text = storage.fs.cat_file(storage.uri(layout.MIXTURES, "sample", MIXTURE_FILE)).decode()
+    remote.fs.pipe_file(info_uri, text.replace(storage.uri(), remote.uri()).encode())
+    folder = remote.uri(layout.TOKENIZER, "bpe1k")
+    assert load_mixture_info(remote, "sample").tokenizer_uri == folder
+    assert tokenizer_hash(folder) == tokenizer_hash(storage.uri(layout.TOKENIZER, "bpe1k"))
+    assert _check(_run_check_only(remote.root_uri)).passed
+
+    remote.fs.pipe_file(f"{folder}/tokenizer_config.json", b'{"tokenizer_class": "PreTrainedTokenizerFast"}')
+    evaluation = _check(_run_check_only(remote.root_uri))
+    assert not evaluation.passed
+    assert evaluation.description.startswith(f"the tokenizer folder {folder} now hashes to ")
+    assert "but the mixture was tokenized with" in evaluation.description
+    remote.fs.rm_file(f"{folder}/tokenizer.json")
+    assert f"the tokenizer folder {folder} lacks tokenizer files" in _check(_run_check_only(remote.root_uri)).description

@@ -15,7 +15,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from marin_assets.data.compliance import source_inventory
+from marin_assets.data.sources import load_sources
+
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]
+LINEAGE_SOURCE = "debian_licenses"  # the registered source the fixture mixture's lineage names (its text is the toy grammar)
 PAD, UNK, BOS, EOS = range(4)
 SUBJECTS = [f"s{i}" for i in range(40)]
 VERBS = [f"v{i}" for i in range(30)]
@@ -103,12 +107,13 @@ def build_mixture(root: Path, name: str = "tiny", train_docs: int = 600, validat
     source = {"target_weight": 1.0, "realised_weight": 1.0, "epochs": 1.0,
               "train_tokens": train_tokens, "validation_tokens": validation_tokens}
     (base / "mixture.json").write_text(json.dumps({**info.__dict__, "sources": {"toy": source}}, indent=2))
-    # Lineage the training gate checks: the mixture's manifest names its source, whose raw inventory
-    # carries a passing compliance verdict (as raw_corpus would write it).
-    (base / "_provenance.json").write_text(json.dumps({"licenses": {"toy": "CC0-1.0"}}))
+    # Lineage the training gate checks: the mixture's manifest names a registered source whose raw
+    # inventory (its real files, as raw_corpus would write it) passes the compliance decision.
+    spec = load_sources().get(LINEAGE_SOURCE)
+    (base / "_provenance.json").write_text(json.dumps({"licenses": {LINEAGE_SOURCE: spec.license}}))
     (base / "_COMMITTED").write_text("ok\n")
-    raw = root / "raw" / "toy"
+    raw = root / "raw" / LINEAGE_SOURCE
     raw.mkdir(parents=True, exist_ok=True)
-    (raw / "inventory.json").write_text(json.dumps({"license": "CC0-1.0", "compliance": {"cleared": True, "problems": []}}))
+    (raw / "inventory.json").write_text(json.dumps(source_inventory(spec)))
     (raw / "_COMMITTED").write_text("ok\n")
     return info
