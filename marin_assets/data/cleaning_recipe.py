@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.data.extract import ExtractionSettings
 from marin_assets.data.filters.pipeline import FilterSettings
 
 CLEANING_RECIPE = "cleaning.yaml"
@@ -44,6 +45,7 @@ class DedupSettings(Recipe):
 class CleaningRecipe(Recipe):
     max_record_bytes: int = Field(default=5_000_000, ge=1)
     spark: SparkSettings = SparkSettings()
+    extraction: ExtractionSettings = ExtractionSettings()
     normalize: NormalizeSettings = NormalizeSettings()
     language: LanguageSettings = LanguageSettings()
     filters: FilterSettings = FilterSettings()
