@@ -9,10 +9,14 @@ import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import code_version
-from marin_assets.data import cleaning_job, cleaning_rows, dedup, normalize, parquet_output
+from marin_assets.data import cleaning_job, cleaning_rows, dedup, extract, extraction_worker, language, normalize, parquet_output
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
-from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, text
+from marin_assets.data.extractors import base as extractor_base
+from marin_assets.data.extractors import fallback as fallback_extractor
+from marin_assets.data.extractors import resiliparse as resiliparse_extractor
+from marin_assets.data.extractors import trafilatura as trafilatura_extractor
+from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, pipeline, rule_values, text
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
@@ -26,7 +30,10 @@ TABLES = ("documents", "rejected", "quarantine")
 CODE_VERSION = code_version(
     load_cleaning_recipe().model_dump(mode="json"),
     cleaning_job, cleaning_rows, parquet_output, dedup, normalize, text, gopher_repetition, gopher_quality, c4, fineweb,
+    pipeline, rule_values, language, extract, extraction_worker, extractor_base, resiliparse_extractor,
+    trafilatura_extractor, fallback_extractor,
 )  # fmt: skip
+EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
 
 
 @dg.asset(
@@ -49,6 +56,7 @@ def cleaned_documents(
     with store.atomic_dir(layout.CLEANED, source) as staged:
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
             stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
+        examples = stats.pop("rejected_examples")
         staged.write_json(stats, STATS_NAME)
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
@@ -60,9 +68,18 @@ def cleaned_documents(
             recipe=recipe,
             code_version=CODE_VERSION,
             stats=stats,
-            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"])},
+            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
+                            "rejected_examples": rejected_examples_table(examples)},
             sources=[source],
         )
+
+
+def rejected_examples_table(examples: list[dict]) -> dg.TableMetadataValue:
+    """Per rule, a few rejected documents and the value that tripped the rule, for judging the rule."""
+    schema = dg.TableSchema(columns=[dg.TableColumn(name, "string") for name in EXAMPLE_COLUMNS])
+    records = [dg.TableRecord({name: "" if row[name] is None else str(row[name]) for name in EXAMPLE_COLUMNS})
+               for row in examples]  # fmt: skip
+    return dg.MetadataValue.table(records, schema=schema)
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

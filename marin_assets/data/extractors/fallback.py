@@ -29,7 +29,14 @@ class FallbackExtractor:
     def __init__(self, options: FallbackOptions, resolve: Resolve):
         self.options = options
         self.primary = resolve(options.primary)
-        self.fallback = resolve(options.fallback)
+        self._resolve = resolve
+        self._fallback = None  # built on first need: trafilatura's import costs about a second
+
+    @property
+    def fallback(self):
+        if self._fallback is None:
+            self._fallback = self._resolve(self.options.fallback)
+        return self._fallback
 
     def extract(self, html: str) -> str:
         text = self.primary.extract(html)
