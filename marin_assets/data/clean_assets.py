@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import code_version
-from marin_assets.data import cleaning_job, cleaning_rows, dedup, extract, extraction_worker, language, normalize, parquet_output
+from marin_assets.data import cleaning_job, cleaning_rows, dedup, extract, extraction_worker, language, normalize
+from marin_assets.data import parquet_output
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
 from marin_assets.data.extractors import base as extractor_base
