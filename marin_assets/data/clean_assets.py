@@ -26,6 +26,7 @@ READER_COUNTS_NAME = "reader_counts.json"  # {raw file: records}, counted by for
 TABLES = ("documents", "rejected", "quarantine")
 # The job and everything it imports: readers, formats, extraction, language, filters, dedup.
 CODE_VERSION = code_version(load_cleaning_recipe().model_dump(mode="json"), cleaning_job)
+EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
 
 
 @dg.asset(
@@ -49,6 +50,7 @@ def cleaned_documents(
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
             stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
         staged.write_json(stats.pop("reader_counts"), READER_COUNTS_NAME)
+        examples = stats.pop("rejected_examples")
         staged.write_json(stats, STATS_NAME)
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
@@ -60,9 +62,18 @@ def cleaned_documents(
             recipe=recipe,
             code_version=CODE_VERSION,
             stats=stats,
-            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"])},
+            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
+                            "rejected_examples": rejected_examples_table(examples)},
             sources=[source],
         )
+
+
+def rejected_examples_table(examples: list[dict]) -> dg.TableMetadataValue:
+    """Per rule, a few rejected documents and the value that tripped the rule, for judging the rule."""
+    schema = dg.TableSchema(columns=[dg.TableColumn(name, "string") for name in EXAMPLE_COLUMNS])
+    records = [dg.TableRecord({name: "" if row[name] is None else str(row[name]) for name in EXAMPLE_COLUMNS})
+               for row in examples]  # fmt: skip
+    return dg.MetadataValue.table(records, schema=schema)
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

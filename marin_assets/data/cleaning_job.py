@@ -26,7 +26,10 @@ NEAR_DUPLICATE = "dedup:near_duplicate"
 RECORD_SCHEMA = ("kind string, id string, url string, content string, content_type string, metadata string, "
                  "raw_length long, file string, offset long, reason string, excerpt string")  # fmt: skip
 ROW_SCHEMA = ("status string, id string, url string, text string, metadata string, raw_length long, "
-              "reason string, file string, offset long, excerpt string, exact_key string, bands array<long>")  # fmt: skip
+              "reason string, value string, file string, offset long, excerpt string, exact_key string, "
+              "bands array<long>")  # fmt: skip
+EXAMPLES_PER_RULE = 3  # rejected documents shown per rule in the materialization (smallest ids: deterministic)
+EXCERPT_CHARS = 200
 
 
 def _read_records(spec: SourceSpec, max_record_bytes: int):
@@ -80,7 +83,7 @@ def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) 
     raw = spark.createDataFrame(records, RECORD_SCHEMA)
     if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
         raw = raw.repartition(recipe.spark.partitions)
-    cleaner = RecordCleaner(recipe)
+    cleaner = RecordCleaner(recipe, spec.name)
     rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
     try:
         stats = _dedup_and_write(spark, spec, recipe, rows, out_dir)
@@ -104,24 +107,30 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
     from pyspark.sql import functions as F
 
     all_kept = kept = rows.where(F.col("status") == KEPT)
-    dropped = spark.createDataFrame([], "id string, dup_reason string")
+    dropped = spark.createDataFrame([], "id string, dup_reason string, dup_value string")
     if recipe.dedup.exact:
         first = F.min("id").over(Window.partitionBy("exact_key"))
         marked = kept.withColumn("_first", first)
-        exact = marked.where(F.col("id") != F.col("_first")).select("id", F.lit(EXACT_DUPLICATE).alias("dup_reason"))
+        exact = marked.where(F.col("id") != F.col("_first")).select(
+            "id", F.lit(EXACT_DUPLICATE).alias("dup_reason"), F.concat(F.lit("same text as "), "_first").alias("dup_value")
+        )
         dropped = dropped.unionByName(exact)
         kept = marked.where(F.col("id") == F.col("_first")).drop("_first")
     if recipe.dedup.near:
         near_ids = near_duplicate_ids(kept)
         if near_ids:
-            near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
+            near = spark.createDataFrame([(i, NEAR_DUPLICATE, None) for i in near_ids],
+                                         "id string, dup_reason string, dup_value string")  # fmt: skip
             dropped = dropped.unionByName(near)
     dropped = dropped.persist()
     source = F.lit(spec.name).alias("source")
     doc_cols = [F.col("id"), source, "url", "text", "metadata", "raw_length"]
     final_kept = all_kept.join(dropped, "id", "left_anti").select(*doc_cols)
-    dup_rows = all_kept.join(dropped, "id").select(*doc_cols, F.col("dup_reason").alias("reason"))
-    rejected = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason").unionByName(dup_rows)
+    dup_rows = all_kept.join(dropped, "id").select(*doc_cols, F.col("dup_reason").alias("reason"),
+                                                   F.col("dup_value").alias("value"))  # fmt: skip
+    rejected_rows = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason", "value").unionByName(dup_rows)
+    examples = rejected_examples(rejected_rows)
+    rejected = rejected_rows.drop("value")
     quarantined = rows.where(F.col("status") == QUARANTINED).select(source, "file", "offset", "reason", "excerpt")
 
     counts = Counter({(r["status"], r["reason"]): r["count"] for r in rows.groupBy("status", "reason").count().collect()})
@@ -143,7 +152,19 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
                                   ["id", "reason", "text"]),
         "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file", ["file", "offset"]),
     }  # fmt: skip
-    return _stats(counts, dup_counts, written)
+    return {**_stats(counts, dup_counts, written), "rejected_examples": examples}
+
+
+def rejected_examples(rejected, per_rule: int = EXAMPLES_PER_RULE) -> list[dict]:
+    """A few rejected documents per rule (smallest ids): rule, id, url, excerpt, the value that tripped it."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    rank = F.row_number().over(Window.partitionBy("reason").orderBy("id"))
+    picked = rejected.withColumn("_rank", rank).where(F.col("_rank") <= per_rule)
+    rows = picked.select(F.col("reason").alias("rule"), "id", "url", F.substring("text", 1, EXCERPT_CHARS).alias("excerpt"),
+                         "value").collect()  # fmt: skip
+    return sorted((row.asDict() for row in rows), key=lambda r: (r["rule"], r["id"]))
 
 
 def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:

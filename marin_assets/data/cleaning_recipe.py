@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.data.extract import ExtractionSettings
 from marin_assets.data.filters.pipeline import FilterSettings
 
 CLEANING_RECIPE = "cleaning.yaml"
@@ -22,7 +23,10 @@ class NormalizeSettings(Recipe):
 class LanguageSettings(Recipe):
     allowlist: list[str] = Field(default_factory=lambda: ["en"], description="empty: keep every language")
     min_score: float = Field(default=0.65, ge=0.0, le=1.0)
-    max_chars: int = Field(default=2000, ge=1, description="identify on this many leading characters")
+    samples: int = Field(default=5, ge=2, description="windows identified, spread from start to end of the text")
+    sample_chars: int = Field(default=500, ge=20, description="characters per window")
+    drop_paragraphs: bool = Field(default=False, description="drop paragraphs identified outside the allowlist")
+    paragraph_min_chars: int = Field(default=100, ge=1, description="shorter paragraphs are never dropped")
 
 
 class DedupSettings(Recipe):
@@ -44,6 +48,7 @@ class DedupSettings(Recipe):
 class CleaningRecipe(Recipe):
     max_record_bytes: int = Field(default=5_000_000, ge=1)
     spark: SparkSettings = SparkSettings()
+    extraction: ExtractionSettings = ExtractionSettings()
     normalize: NormalizeSettings = NormalizeSettings()
     language: LanguageSettings = LanguageSettings()
     filters: FilterSettings = FilterSettings()

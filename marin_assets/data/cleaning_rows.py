@@ -1,7 +1,8 @@
 """Per-record cleaning, pure Python: what the Spark job runs on every record (no Spark here).
 
-extraction (HTML) -> normalisation -> language -> quality filters -> dedup keys. Each record
-ends as exactly one row with status kept, rejected (reason = rule name) or quarantined.
+extraction (HTML, the source's extractor, under a time limit) -> normalisation -> language (whole
+document) -> quality filters -> dedup keys. Each record ends as exactly one row with status kept,
+rejected (reason = rule name, value = what tripped it) or quarantined.
 """
 
 from __future__ import annotations
@@ -11,21 +12,23 @@ from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.dedup import MinHasher, band_key_matrix, exact_key
-from marin_assets.data.extract import html_to_text
+from marin_assets.data.extract import build_extractor
+from marin_assets.data.extraction_worker import ExtractionTimeout, ExtractionWorker
 from marin_assets.data.filters.pipeline import run_filters
-from marin_assets.data.language import identify_language, language_rejection
+from marin_assets.data.language import drop_foreign_paragraphs, identify_language, language_rejection
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.readers import QuarantinedRecord, RawRecord
 
 KEPT, REJECTED, QUARANTINED = "kept", "rejected", "quarantined"
 EXTRACTION_FAILED = "extraction_failed"
+EXTRACTION_TIMEOUT = "extraction_timeout"
 EMPTY_TEXT = "empty_text"
 
 # One row per record; also the column order of the Spark schemas in cleaning_job.
 RECORD_COLUMNS = ["kind", "id", "url", "content", "content_type", "metadata", "raw_length", "file", "offset",
                   "reason", "excerpt"]  # fmt: skip
-ROW_COLUMNS = ["status", "id", "url", "text", "metadata", "raw_length", "reason", "file", "offset", "excerpt",
-               "exact_key", "bands"]  # fmt: skip
+ROW_COLUMNS = ["status", "id", "url", "text", "metadata", "raw_length", "reason", "value", "file", "offset",
+               "excerpt", "exact_key", "bands"]  # fmt: skip
 
 
 def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple:
@@ -39,22 +42,45 @@ def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple
 
 
 class RecordCleaner:
-    def __init__(self, recipe: CleaningRecipe):
+    def __init__(self, recipe: CleaningRecipe, source: str | None = None):
         self.recipe = recipe
+        self.extractor_name = recipe.extraction.name_for(source)
         dedup = recipe.dedup
         self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
+        self._extract = None  # built where the records are (a Spark worker), never pickled
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_extract": None}
+
+    def extractor(self):
+        """The source's extractor: in a child process with a deadline, or in-process when there is no limit."""
+        if self._extract is None:
+            settings = self.recipe.extraction
+            if settings.timeout_seconds is None:
+                self._extract = build_extractor(settings, self.extractor_name)
+            else:
+                self._extract = ExtractionWorker(settings, self.extractor_name, settings.timeout_seconds)
+        return self._extract
+
+    def close(self) -> None:
+        if isinstance(self._extract, ExtractionWorker):
+            self._extract.close()
+        self._extract = None
 
     def clean(self, rec: dict) -> dict:
         """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict, without LSH bands (clean_batches adds them per batch)."""
         row = {"status": QUARANTINED, "id": rec["id"], "url": rec["url"], "text": None, "metadata": rec["metadata"],
-               "raw_length": rec["raw_length"], "reason": rec["reason"], "file": rec["file"],
+               "raw_length": rec["raw_length"], "reason": rec["reason"], "value": None, "file": rec["file"],
                "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None}  # fmt: skip
         if rec["kind"] == "quarantine":
             return row
         text = rec["content"]
         if rec["content_type"] == "html":
             try:
-                text = html_to_text(text)
+                text = self.extractor().extract(text)
+            except ExtractionTimeout as exc:  # the partition goes on; the page is kept for inspection
+                row.update(reason=f"{EXTRACTION_TIMEOUT}: {exc}", excerpt=text[:200])
+                return row
             except Exception as exc:  # a page the extractor cannot parse is quarantined, not dropped
                 row.update(reason=f"{EXTRACTION_FAILED}: {type(exc).__name__}: {exc}"[:500], excerpt=text[:200])
                 return row
@@ -63,32 +89,47 @@ class RecordCleaner:
         if not text:
             row["reason"] = EMPTY_TEXT
             return row
-        metadata = json.loads(rec["metadata"] or "{}")
-        lang_cfg = self.recipe.language
-        if lang_cfg.allowlist:
-            lang, score = identify_language(text, lang_cfg.max_chars)
-            metadata.update(language=lang, language_score=score)
-            row["metadata"] = json.dumps(metadata, sort_keys=True)
-            if reason := language_rejection(lang, score, lang_cfg.allowlist, lang_cfg.min_score):
-                row["reason"] = reason
-                return row
+        text, reason, value = self._language(text, row)
+        if reason:
+            row.update(reason=reason, value=value)
+            return row
         outcome = run_filters(text, self.recipe.filters)
         if not outcome.kept:
-            row["reason"] = outcome.reason
+            row.update(reason=outcome.reason, value=None if outcome.value is None else str(outcome.value))
             return row
         row.update(status=KEPT, text=outcome.text, reason=None)
         if self.recipe.dedup.exact:
             row["exact_key"] = exact_key(outcome.text)
         return row
 
+    def _language(self, text: str, row: dict) -> tuple[str, str | None, str | None]:
+        """(text, rejecting rule or None, its value); language and score go into the row's metadata."""
+        cfg = self.recipe.language
+        if not cfg.allowlist:
+            return text, None, None
+        metadata = json.loads(row["metadata"] or "{}")
+        lang, score = identify_language(text, cfg.samples, cfg.sample_chars)
+        metadata.update(language=lang, language_score=score)
+        reason = language_rejection(lang, score, cfg.allowlist, cfg.min_score)
+        if reason is None and cfg.drop_paragraphs:
+            dropped = drop_foreign_paragraphs(text, cfg.allowlist, cfg.paragraph_min_chars, cfg.min_score)
+            metadata.update(language_dropped_paragraphs=dropped.dropped, language_dropped_chars=dropped.dropped_chars)
+            text = dropped.text
+            row["text"] = text
+        row["metadata"] = json.dumps(metadata, sort_keys=True)
+        return text, reason, f"{lang} {score}"
+
     def clean_batches(self, batches: Iterable) -> Iterator:
         """mapInPandas body: pandas frames of RECORD_COLUMNS -> frames of ROW_COLUMNS."""
         import pandas as pd
 
-        for frame in batches:
-            rows = [self.clean(rec) for rec in frame.to_dict("records")]
-            self._add_bands(rows)
-            yield pd.DataFrame(rows, columns=ROW_COLUMNS)
+        try:
+            for frame in batches:
+                rows = [self.clean(rec) for rec in frame.to_dict("records")]
+                self._add_bands(rows)
+                yield pd.DataFrame(rows, columns=ROW_COLUMNS)
+        finally:
+            self.close()  # the extraction child process ends with the partition
 
     def _add_bands(self, rows: list[dict]) -> None:
         """LSH bands of the kept rows, hashed as one batch (about 2x faster than one text at a time)."""

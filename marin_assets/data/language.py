@@ -1,7 +1,15 @@
-"""Offline language identification (py3langid: the langid.py model ships inside the wheel)."""
+"""Offline language identification over the whole document (py3langid: the model ships in the wheel).
+
+A prefix is not enough: a page can start with an English menu and continue in German. So the text
+is sampled at evenly spaced windows from start to end, each window is identified, and a language's
+document score is the length-weighted mean of its windows' probabilities (0 where a window went
+to another language). Optionally paragraphs in a language outside the allowlist are dropped.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from dataclasses import dataclass
 from functools import cache
 
 
@@ -12,10 +20,50 @@ def _identifier():
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-def identify_language(text: str, max_chars: int = 2000) -> tuple[str, float]:
-    """(ISO 639-1 code, probability) of the text's leading `max_chars` characters."""
-    lang, score = _identifier().classify(text[:max_chars])
-    return lang, round(float(score), 4)
+def sample_windows(text: str, samples: int, sample_chars: int) -> list[str]:
+    """`samples` (>= 2) windows of `sample_chars` from the first to the last character; short texts whole."""
+    if len(text) <= samples * sample_chars:
+        return [text]
+    step = (len(text) - sample_chars) / (samples - 1)
+    return [text[round(i * step) : round(i * step) + sample_chars] for i in range(samples)]
+
+
+def identify_language(text: str, samples: int = 5, sample_chars: int = 500) -> tuple[str, float]:
+    """(ISO 639-1 code, document score in [0, 1]) from windows across the whole text."""
+    weights: dict[str, float] = defaultdict(float)
+    total = 0
+    for window in sample_windows(text, samples, sample_chars):
+        lang, prob = _identifier().classify(window)
+        weights[lang] += len(window) * float(prob)
+        total += len(window)
+    if not total:
+        return "unknown", 0.0
+    lang = max(sorted(weights), key=weights.get)
+    return lang, round(weights[lang] / total, 4)
+
+
+@dataclass(frozen=True)
+class ParagraphDrop:
+    text: str
+    dropped: int  # paragraphs removed
+    dropped_chars: int
+
+
+def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min_score: float) -> ParagraphDrop:
+    """Remove lines (paragraphs) of at least min_chars identified, with min_score, outside the allowlist.
+
+    Short lines (headings, list items) are too short to identify reliably and are kept.
+    """
+    kept, dropped, dropped_chars = [], 0, 0
+    for line in text.split("\n"):
+        if len(line.strip()) >= min_chars:
+            lang, prob = _identifier().classify(line)
+            if lang not in allowlist and prob >= min_score:
+                dropped += 1
+                dropped_chars += len(line)
+                continue
+        kept.append(line)
+    return ParagraphDrop("\n".join(kept).strip() if dropped else text, dropped, dropped_chars)
 
 
 def language_rejection(lang: str, score: float, allowlist: list[str], min_score: float) -> str | None:

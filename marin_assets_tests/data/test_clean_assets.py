@@ -35,6 +35,12 @@ def test_cleaned_documents_materializes_with_per_rule_counts_and_conserving_chec
     assert metadata["quarantined[malformed_json]"].value == 2
     per_rule = {k[len("rejected[") : -1]: v.value for k, v in metadata.items() if k.startswith("rejected[")}
     assert per_rule == stats["rejected_by_rule"] and sum(per_rule.values()) == stats["rejected"]
+    examples = metadata["rejected_examples"]  # a table: per rule, a few documents and the value that tripped it
+    assert isinstance(examples, dg.TableMetadataValue)
+    assert [c.name for c in examples.schema.columns] == ["rule", "id", "url", "excerpt", "value"]
+    assert {r.data["rule"] for r in examples.records} == set(per_rule)
+    assert len(examples.records) == sum(min(3, n) for n in per_rule.values())
+    assert "rejected_examples" not in stats  # stats.json stays counts only
     assert (out / "_COMMITTED").exists() and (out / "documents" / "part-00000.parquet").exists()
     [check] = result.get_asset_check_evaluations()
     assert check.passed and check.metadata["accounted"].value == 49 == check.metadata["records_counted"].value

@@ -1,5 +1,7 @@
 """The Spark cleaning job on the real sample sources: counts, dedup, extraction, determinism."""
 
+import re
+
 import pyarrow.parquet as pq
 import pytest
 
@@ -43,6 +45,17 @@ def test_dirty_web_counts_dedup_and_determinism(spark, tmp_path):
     assert stats["rejected_by_rule"][EXACT_DUPLICATE] == 4
     assert kept["clean-00"]["source"] == "dirty_web" and '"language": "en"' in kept["clean-00"]["metadata"]
     assert list(kept) == sorted(kept)  # rows sorted by id
+    # What users see: per rule, up to 3 rejected documents (smallest ids) with the value that tripped the rule.
+    examples = stats["rejected_examples"]
+    by_rule = {rule: [e for e in examples if e["rule"] == rule] for rule in stats["rejected_by_rule"]}
+    assert sum(len(v) for v in by_rule.values()) == len(examples)
+    assert all(len(v) == min(3, stats["rejected_by_rule"][rule]) for rule, v in by_rule.items())
+    assert all(e["id"] in rejected and e["excerpt"] for e in examples)
+    assert all(e["value"].startswith("same text as ") for e in by_rule[EXACT_DUPLICATE])
+    language = [e for e in examples if e["rule"].startswith("language:")]
+    assert language and all(re.fullmatch(r"[a-z]{2,3} [01]\.\d+", e["value"]) for e in language)
+    measured = [e for e in examples if e["rule"].startswith(("gopher_", "fineweb:", "c4:too_few"))]
+    assert measured and all(e["value"] is not None for e in measured)
 
     # Same input, same recipe: byte-identical outputs.
     assert clean_source(spark, spec, recipe, str(tmp_path / "b")) == stats
@@ -57,3 +70,25 @@ def test_html_source_is_extracted_inside_spark(spark, tmp_path):
     assert stats["records_in"] == 46 and stats["conserved"] and docs
     assert all("<" not in d["text"][:200] and "</" not in d["text"] for d in docs)
     assert all(d["raw_length"] > len(d["text"]) for d in docs)  # markup removed
+
+
+def test_slow_page_is_quarantined_inside_spark_and_the_partition_goes_on(spark, tmp_path):
+    from marin_assets.data.formats.warc import warc_resource_record
+    from marin_assets.data.sources import SourceSpec
+    from marin_assets_tests.data.test_extraction_timeout import calm_page, deep_page
+
+    # One WARC, so all three pages are in one partition: the slow one in the middle.
+    pages = [calm_page(), deep_page(), calm_page().replace("calm", "quiet")]
+    warc = b"".join(warc_resource_record(f"https://example.org/{i}", p.encode(), date="2026-01-01T00:00:00Z")
+                    for i, p in enumerate(pages))  # fmt: skip
+    (tmp_path / "pages.warc").write_bytes(warc)
+    spec = SourceSpec(name="pages", uri=str(tmp_path / "pages.warc"), format="warc", license="CC0-1.0")
+    recipe = _recipe()
+    recipe = recipe.model_copy(update={"extraction": recipe.extraction.model_copy(update={"timeout_seconds": 1.0}),
+                                       "spark": recipe.spark.model_copy(update={"partitions": 1})})  # fmt: skip
+    stats = clean_source(spark, spec, recipe, str(tmp_path / "out"))
+    assert stats["records_in"] == 3 and stats["conserved"]
+    assert stats["quarantined_by_reason"] == {"extraction_timeout": 1}
+    [q] = _rows(tmp_path / "out", "quarantine")
+    assert q["file"] == "pages.warc" and q["reason"] == "extraction_timeout: exceeded 1 s"
+    assert stats["kept"] + stats["rejected"] == 2  # the pages after the slow one were cleaned too

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marin_assets.data.language import identify_language, language_rejection
+from marin_assets.data.language import ParagraphDrop, drop_foreign_paragraphs, identify_language, language_rejection
 from marin_assets.data.normalize import normalize_text
 
 
@@ -27,3 +27,49 @@ def test_language_rules():
     assert language_rejection("de", 0.99, ["en"], 0.65) == "language:not_in_allowlist"
     assert language_rejection("en", 0.30, ["en"], 0.65) == "language:low_score"
     assert language_rejection("de", 0.10, [], 0.65) is None  # empty allowlist: every language kept
+
+
+ENGLISH = ("The harbour opens at six in the morning, and the first boats leave for the islands soon after. "
+           "Visitors should buy tickets at the kiosk near the lighthouse, where the staff also sell maps. ")  # fmt: skip
+GERMAN = ("Der Hafen öffnet um sechs Uhr morgens, und die ersten Boote fahren kurz danach zu den Inseln. "
+          "Besucher sollten ihre Fahrkarten am Kiosk beim Leuchtturm kaufen, wo es auch Karten gibt. ")  # fmt: skip
+
+
+def _english_then_german() -> str:
+    """Starts with more than 2,000 characters of English, then mostly German (the issue's page)."""
+    return "\n".join([ENGLISH * 2] * 6 + [GERMAN * 2] * 20)
+
+
+def test_english_then_german_page_is_identified_as_german_over_the_whole_document():
+    text = _english_then_german()
+    assert text.index(GERMAN) > 2000 and identify_language(text[:2000])[0] == "en"  # a prefix says English
+    lang, score = identify_language(text)
+    assert lang == "de" and 0.65 < score < 0.9  # windows across the text: mostly German
+
+
+def test_english_then_german_page_is_not_kept_as_english():
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.cleaning_rows import REJECTED, RecordCleaner
+
+    rec = {"kind": "record", "id": "mixed", "url": None, "content": _english_then_german(), "content_type": "text",
+           "metadata": "{}", "raw_length": 1, "file": "f.jsonl", "offset": 0, "reason": None, "excerpt": None}  # fmt: skip
+    row = RecordCleaner(load_cleaning_recipe()).clean(rec)
+    assert row["status"] == REJECTED and row["reason"] == "language:not_in_allowlist"
+    assert '"language": "de"' in row["metadata"] and row["value"].startswith("de ")
+
+
+def test_foreign_paragraphs_are_dropped_and_counted_when_the_recipe_asks():
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.cleaning_rows import RecordCleaner
+
+    text = "\n".join([ENGLISH * 2] * 8 + [GERMAN * 2] + [ENGLISH * 2] * 8)
+    assert drop_foreign_paragraphs(text, ["en"], 100, 0.65) == ParagraphDrop(
+        "\n".join([ENGLISH * 2] * 16).strip(), 1, len(GERMAN * 2)
+    )
+    recipe = load_cleaning_recipe()
+    recipe = recipe.model_copy(update={"language": recipe.language.model_copy(update={"drop_paragraphs": True})})
+    rec = {"kind": "record", "id": "one-german-paragraph", "url": None, "content": text, "content_type": "text",
+           "metadata": "{}", "raw_length": 1, "file": "f.jsonl", "offset": 0, "reason": None, "excerpt": None}  # fmt: skip
+    row = RecordCleaner(recipe).clean(rec)
+    assert "Hafen" not in row["text"]
+    assert '"language_dropped_paragraphs": 1' in row["metadata"] and '"language": "en"' in row["metadata"]

@@ -1,7 +1,8 @@
 """Run the quality filters in their published order; the first failing rule rejects the document.
 
 Order as in FineWeb's pipeline: Gopher repetition, Gopher quality, C4 (which also drops lines), FineWeb.
-Rule names are "<filter>:<rule>", e.g. "gopher_repetition:top_2_gram".
+Rule names are "<filter>:<rule>", e.g. "gopher_repetition:top_2_gram". A check returns the rule
+name, or (rule, value) to report the value that tripped it; otherwise rule_values measures it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from marin_assets.data.filters.c4 import C4Config
 from marin_assets.data.filters.fineweb import FineWebConfig
 from marin_assets.data.filters.gopher_quality import GopherQualityConfig
 from marin_assets.data.filters.gopher_repetition import GopherRepetitionConfig
+from marin_assets.data.filters.rule_values import measured_value
 from marin_assets.data.filters.text import TextView
 
 
@@ -31,6 +33,7 @@ class FilterOutcome:
     reason: str | None  # None: the document is kept
     text: str  # the text after line-level rules (C4 drops lines)
     stats: dict = field(default_factory=dict)
+    value: float | str | None = None  # what tripped the rule (for the rejected examples users see)
 
     @property
     def kept(self) -> bool:
@@ -41,8 +44,12 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
     view = TextView(text)
     stats = {"chars": len(text)}
 
-    def rejected(name: str, rule: str) -> FilterOutcome:
-        return FilterOutcome(f"{name}:{rule}", text, stats)
+    def rejected(name: str, trip: str | tuple) -> FilterOutcome:
+        rule, value = trip if isinstance(trip, tuple) else (trip, None)
+        reason = f"{name}:{rule}"
+        if value is None:
+            value = measured_value(reason, text, settings)  # `text`: what this filter saw (after C4's lines)
+        return FilterOutcome(reason, text, stats, value)
 
     if settings.gopher_repetition is not None:
         if rule := gopher_repetition.check(view, settings.gopher_repetition):

@@ -1,0 +1,140 @@
+"""Extraction with a per-record time limit: the extractor runs in a child process that can be killed.
+
+A deeply nested page can keep resiliparse or trafilatura busy in C code for minutes; neither a
+thread nor signal.alarm (main thread only, and not delivered while C code runs) can stop that
+inside a Spark Python worker. So one child process per partition does the extraction; the parent
+waits on its pipe with a deadline and, past it, kills the child (a fresh one starts on the next
+page) and reports ExtractionTimeout. Messages are length-prefixed pickles over stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
+import time
+
+from marin_assets.data.extract import ExtractionSettings, build_extractor
+
+HEADER = struct.Struct("<Q")
+WARM_UP = "<html><body><p>warm-up</p></body></html>"
+STARTUP_SECONDS = 120.0  # importing and building the extractor; not part of any record's limit
+
+
+class ExtractionTimeout(Exception):
+    pass
+
+
+class ExtractionError(Exception):
+    """The extractor raised in the child (message: 'Type: text'), or the child died."""
+
+
+class ExtractionWorker:
+    def __init__(self, settings: ExtractionSettings, name: str, timeout_seconds: float):
+        self._config = (settings.model_dump(mode="json"), name)
+        self.timeout_seconds = timeout_seconds
+        self._proc: subprocess.Popen | None = None
+
+    def extract(self, html: str) -> str:
+        if self._proc is None:
+            self._start()
+        try:
+            _write(self._proc.stdin, html)
+            kind, payload = _read(self._proc.stdout, time.monotonic() + self.timeout_seconds)
+        except TimeoutError:
+            self._kill()
+            raise ExtractionTimeout(f"exceeded {self.timeout_seconds:g} s") from None
+        except (EOFError, BrokenPipeError, OSError) as exc:
+            self._kill()
+            raise ExtractionError(f"extraction worker died: {exc or type(exc).__name__}") from None
+        if kind == "error":
+            raise ExtractionError(payload)
+        return payload
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.stdin.close()  # the child exits on end of input
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc.stdout.close()
+            self._proc = None
+
+    def _start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        self._proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      env=env)  # fmt: skip
+        _write(self._proc.stdin, self._config)
+        kind, payload = _read(self._proc.stdout, time.monotonic() + STARTUP_SECONDS)
+        if kind != "ready":
+            self._kill()
+            raise ExtractionError(f"extraction worker did not start: {payload}")
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+            self._proc = None
+
+
+def _write(pipe, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    pipe.write(HEADER.pack(len(data)) + data)
+    pipe.flush()
+
+
+def _read(pipe, deadline: float | None = None):
+    """One message; TimeoutError past the deadline, EOFError when the other side has gone."""
+    fd = pipe.fileno()
+    chunks, need, header = [], HEADER.size, True
+    while True:
+        while need:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    raise TimeoutError
+            chunk = os.read(fd, min(need, 1 << 20))
+            if not chunk:
+                raise EOFError("pipe closed")
+            chunks.append(chunk)
+            need -= len(chunk)
+        data = b"".join(chunks)
+        if not header:
+            return pickle.loads(data)
+        chunks, need, header = [], HEADER.unpack(data)[0], False
+
+
+def _serve() -> None:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # stray prints from a library must not corrupt the message stream
+    try:
+        dump, name = _read(stdin)
+        extractor = build_extractor(ExtractionSettings.model_validate(dump), name)
+        extractor.extract(WARM_UP)  # lazy imports (a fallback's trafilatura) happen here, outside any limit
+    except Exception as exc:
+        _write(stdout, ("error", f"{type(exc).__name__}: {exc}"))
+        return
+    _write(stdout, ("ready", None))
+    while True:
+        try:
+            html = _read(stdin)
+        except EOFError:
+            return
+        try:
+            _write(stdout, ("ok", extractor.extract(html)))
+        except Exception as exc:  # reported to the parent, which quarantines the record
+            _write(stdout, ("error", f"{type(exc).__name__}: {exc}"))
+
+
+if __name__ == "__main__":
+    _serve()

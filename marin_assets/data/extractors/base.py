@@ -1,0 +1,45 @@
+"""The extractor protocol and registry: an extractor is one module that registers a class by name.
+
+A recipe names an extractor `kind` (the registry key) and its options; the class validates its
+options with its own Recipe model, so a typo in cleaning.yaml fails on load, naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from marin_assets.core.recipes import Recipe
+
+
+class Extractor(Protocol):
+    """HTML string -> main-content text (paragraphs separated by blank lines). Pure and deterministic."""
+
+    Options: type[Recipe]
+
+    def extract(self, html: str) -> str: ...
+
+
+# Builds another configured extractor by its recipe name (the fallback extractor combines two).
+Resolve = Callable[[str], Extractor]
+ExtractorFactory = Callable[[Recipe, Resolve], Extractor]
+
+EXTRACTORS: dict[str, type] = {}
+
+
+def register(kind: str):
+    """Class decorator: make the extractor available to recipes as `kind`."""
+
+    def add(cls):
+        if kind in EXTRACTORS:
+            raise ValueError(f"extractor kind {kind!r} registered twice")
+        EXTRACTORS[kind] = cls
+        return cls
+
+    return add
+
+
+def options_for(kind: str, options: Mapping) -> Recipe:
+    if kind not in EXTRACTORS:
+        raise ValueError(f"unknown extractor kind {kind!r}; known: {sorted(EXTRACTORS)}")
+    return EXTRACTORS[kind].Options.model_validate(dict(options))

@@ -1,0 +1,115 @@
+"""Extractors: the registry, recipe validation, and what each keeps on real pages."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+from resiliparse.parse.html import HTMLTree
+
+from marin_assets.core.recipes import Recipe
+from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract import ExtractionSettings, build_extractor
+from marin_assets.data.extractors import EXTRACTORS, register
+from marin_assets.data.normalize import normalize_text
+from marin_assets.data.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources import load_sources
+
+ARTICLE = " ".join(f"Sentence {i} of the article says something worth reading about the harbour." for i in range(12))
+
+
+def _page(body: str) -> str:
+    return f"<html><head><title>t</title></head><body>{body}</body></html>"
+
+
+def _handbook_page(name: str) -> str:
+    spec = load_sources().get("debian_handbook")
+    for path in list_source_files(spec):
+        for rec in read_file(path, spec):
+            if isinstance(rec, RawRecord) and rec.url.endswith("/" + name):
+                return rec.content
+    raise AssertionError(f"{name} not in the handbook sample")
+
+
+def test_registry_has_the_shipped_kinds_and_a_new_one_is_one_class():
+    assert {"resiliparse", "trafilatura", "fallback"} <= EXTRACTORS.keys()
+
+    class ShoutOptions(Recipe):
+        suffix: str = "!"
+
+    @register("shout_for_test")
+    class Shout:
+        Options = ShoutOptions
+
+        def __init__(self, options, resolve):
+            self.options = options
+
+        def extract(self, html: str) -> str:
+            return html.upper() + self.options.suffix
+
+    try:
+        settings = ExtractionSettings(extractors={"s": {"kind": "shout_for_test", "options": {"suffix": "?"}}},
+                                      default="s")  # fmt: skip
+        assert build_extractor(settings, "s").extract("hi") == "HI?"
+    finally:
+        del EXTRACTORS["shout_for_test"]
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"extractors": {"a": {"kind": "nope"}}, "default": "a"}, "unknown extractor kind 'nope'"),
+        ({"extractors": {"a": {"kind": "resiliparse", "options": {"comment": True}}}, "default": "a"}, "comment"),
+        ({"default": "missing"}, "extractor 'missing' is not configured"),
+        ({"sources": {"x": "missing"}}, "extractor 'missing' is not configured"),
+        ({"extractors": {"a": {"kind": "fallback", "options": {"primary": "a", "fallback": "b"}}}, "default": "a"},
+         "refers to itself"),
+    ],
+)  # fmt: skip
+def test_bad_extraction_recipes_fail_naming_the_problem(bad, message):
+    with pytest.raises(ValidationError, match=message):
+        ExtractionSettings(**bad)
+
+
+def test_shipped_recipe_chooses_per_source():
+    extraction = load_cleaning_recipe().extraction
+    assert extraction.name_for("debian_handbook") == "docs"
+    assert extraction.name_for("dirty_web") == extraction.default == "article_or_trafilatura"
+
+
+def test_handbook_page_keeps_section_headings_and_sidebar_prose():
+    settings = load_cleaning_recipe().extraction
+    html = _handbook_page("sect.apt-get.html")
+    text = normalize_text(build_extractor(settings, settings.name_for("debian_handbook")).extract(html))
+    tree = HTMLTree.parse(html)
+    headings = [normalize_text(h.text).strip() for h in tree.body.query_selector_all("h2, h3, h4")]
+    assert len(headings) >= 9 and "6.2.1. Initialization" in headings
+    assert [h for h in headings if h not in text] == []
+    # TIP sidebars: their title and every paragraph of their prose.
+    notes = [normalize_text(p.text).strip() for p in tree.body.query_selector_all("div.sidebar div.para")]
+    assert len(notes) > 5 and [p for p in notes if p not in text] == []
+    assert "TIP Incremental updates" in text
+    assert "APT can download “diff” files containing the changes since the previous update" in text
+    # The main-content heuristic alone drops those sidebars (why the docs extractor protects them).
+    plain = ExtractionSettings(extractors={"r": {"kind": "resiliparse"}}, default="r")
+    assert "APT can download “diff” files" not in build_extractor(plain, "r").extract(html)
+
+
+def test_article_extractor_drops_comments_headline_and_captions():
+    settings = load_cleaning_recipe().extraction
+    html = _page(
+        "<article><h1>Harbour news</h1><figure><img src=x><figcaption class='caption'>Photo: A. Person</figcaption>"
+        f"</figure><p>{ARTICLE}</p></article>"
+        "<section id='comments' class='comments'><h3>Comments</h3>"
+        "<div class='comment'><p>First! This reader comment is not part of the article at all, really.</p></div></section>"
+    )  # fmt: skip
+    text = build_extractor(settings, "article").extract(html)
+    assert ARTICLE in text
+    assert "reader comment" not in text and "Harbour news" not in text and "Photo: A. Person" not in text
+
+
+def test_fallback_answers_when_the_fast_extractor_returns_nothing():
+    settings = load_cleaning_recipe().extraction
+    html = _page(f"<header><div class='header'><p>{ARTICLE}</p><p>{ARTICLE}</p></div></header>")
+    assert build_extractor(settings, "article").extract(html) == ""  # the article sits in a <header>
+    text = build_extractor(settings, "article_or_trafilatura").extract(html)
+    assert ARTICLE in text
