@@ -12,7 +12,7 @@ from marin_assets.core.hashing import code_version
 from marin_assets.data import cleaning_job, cleaning_rows, dedup, normalize, parquet_output
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
-from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, text
+from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, reflow, text
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
@@ -25,7 +25,8 @@ STATS_NAME = "stats.json"
 TABLES = ("documents", "rejected", "quarantine")
 CODE_VERSION = code_version(
     load_cleaning_recipe().model_dump(mode="json"),
-    cleaning_job, cleaning_rows, parquet_output, dedup, normalize, text, gopher_repetition, gopher_quality, c4, fineweb,
+    cleaning_job, cleaning_rows, parquet_output, dedup, normalize, text, reflow, gopher_repetition, gopher_quality, c4,
+    fineweb,
 )  # fmt: skip
 
 
