@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import code_version
-from marin_assets.data import cleaning_job, cleaning_rows, dedup, normalize, parquet_output
+from marin_assets.data import cleaning_job, cleaning_rows, dedup, duplicate_ids, file_errors, normalize, parquet_output
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
 from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, reflow, text
@@ -25,8 +25,8 @@ STATS_NAME = "stats.json"
 TABLES = ("documents", "rejected", "quarantine")
 CODE_VERSION = code_version(
     load_cleaning_recipe().model_dump(mode="json"),
-    cleaning_job, cleaning_rows, parquet_output, dedup, normalize, text, reflow, gopher_repetition, gopher_quality, c4,
-    fineweb,
+    cleaning_job, cleaning_rows, parquet_output, dedup, duplicate_ids, file_errors, normalize, text, reflow,
+    gopher_repetition, gopher_quality, c4, fineweb,
 )  # fmt: skip
 
 
@@ -55,15 +55,27 @@ def cleaned_documents(
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
         per_rule = {f"rejected[{rule}]": n for rule, n in stats["rejected_by_rule"].items()}
         per_code = {f"quarantined[{code}]": n for code, n in stats["quarantined_by_reason"].items()}
+        repaired = {f"repaired[{reason}]": n for reason, n in stats["repaired_by_reason"].items()}
+        for row in stats["file_errors"]:
+            context.log.warning(file_errors.warning_line(source, row))
         return record_output(
             context,
             staged,
             recipe=recipe,
             code_version=CODE_VERSION,
             stats=stats,
-            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"])},
+            extra_metadata={**per_rule, **per_code, **repaired, "file_errors": _file_errors_table(stats["file_errors"]),
+                            "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"])},  # fmt: skip
             sources=[source],
         )
+
+
+def _file_errors_table(rows: list[dict]) -> dg.MetadataValue:
+    schema = dg.TableSchema(columns=[
+        dg.TableColumn("file", "string"), dg.TableColumn("reason", "string"), dg.TableColumn("offset", "int"),
+        dg.TableColumn("lost_bytes", "int"), dg.TableColumn("lost_records", "int"),
+    ])  # fmt: skip
+    return dg.MetadataValue.table([dg.TableRecord(row) for row in rows], schema=schema)
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

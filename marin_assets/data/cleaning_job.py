@@ -16,8 +16,11 @@ from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECT
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
 from marin_assets.data.dedup import cluster_representatives
+from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
+from marin_assets.data.file_errors import FILE_LEVEL_CODES, file_error_rows
+from marin_assets.data.formats.repairs import REPAIRS_KEY
 from marin_assets.data.parquet_output import write_parquet
-from marin_assets.data.readers import list_source_files, read_file, relative_name
+from marin_assets.data.readers import list_source_files_and_skipped, read_file, relative_name
 from marin_assets.data.sources import SourceSpec
 
 EXACT_DUPLICATE = "dedup:exact_duplicate"
@@ -65,19 +68,19 @@ def near_duplicate_ids(docs) -> list[str]:
 
 def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) -> dict:
     """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats."""
-    files = list_source_files(spec)
+    files, skipped = list_source_files_and_skipped(spec)
     if not files:
         raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
     records = spark.sparkContext.parallelize(files, len(files)).flatMap(
         _read_records(spec, recipe.max_record_bytes)
     )
-    raw = spark.createDataFrame(records, RECORD_SCHEMA)
-    if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
-        raw = raw.repartition(recipe.spark.partitions)
+    raw = quarantine_duplicate_ids(spark.createDataFrame(records, RECORD_SCHEMA), recipe.spark.partitions)
     cleaner = RecordCleaner(recipe)
     rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
     try:
-        return _dedup_and_write(spark, spec, recipe, rows, out_dir)
+        stats = _dedup_and_write(spark, spec, recipe, rows, out_dir)
+        stats.update(_file_level(rows, [relative_name(f, spec) for f in skipped]))
+        return stats
     finally:
         rows.unpersist()
 
@@ -127,6 +130,23 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
         "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file", ["file", "offset"]),
     }  # fmt: skip
     return _stats(counts, dup_counts, written)
+
+
+def _file_level(rows, skipped: list[str]) -> dict:
+    """Files with errors (file_errors.COLUMNS) and text repairs summed by reason (both small to collect)."""
+    import json
+
+    from pyspark.sql import functions as F
+
+    code = F.substring_index("reason", ":", 1)
+    bad = rows.where((F.col("status") == QUARANTINED) & code.isin(*FILE_LEVEL_CODES)).select("file", "offset", "reason")
+    repaired = Counter()
+    for row in rows.where(F.col("metadata").contains(f'"{REPAIRS_KEY}"')).select("metadata").collect():
+        repaired.update(json.loads(row["metadata"]).get(REPAIRS_KEY, {}))
+    return {
+        "file_errors": file_error_rows([tuple(r) for r in bad.collect()], skipped),
+        "repaired_by_reason": dict(sorted(repaired.items())),
+    }
 
 
 def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:

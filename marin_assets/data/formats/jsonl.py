@@ -1,5 +1,7 @@
 """JSON Lines (plain, gzip, zstd): one JSON object per line, streamed with a per-line size cap.
 
+A UTF-8 byte order mark before the first line is skipped (editors on Windows write one). Lone
+surrogates spelled as JSON escapes are repaired to U+FFFD and counted (formats/repairs.py).
 A damaged compressed stream ends the file with one `corrupt_stream` record. gzip checks its CRC
 only at the end of a member, so lines decoded from a damaged block before that may show up first
 (as malformed lines, or as records if the garbage happens to parse).
@@ -8,13 +10,16 @@ only at the end of a member, so lines decoded from a damaged block before that m
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
+from marin_assets.data.formats.repairs import REPAIRS_KEY, may_need_repair, repair_value
 from marin_assets.data.formats.streams import CorruptStream, DecodedStream, open_decoded
 
 _SKIP_CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 def read_jsonl(
@@ -69,6 +74,8 @@ def _parse_line(
     if line is None:
         return r.quarantine(path, offset, r.RECORD_TOO_LARGE, f"{length} bytes")
     body = line.rstrip(b"\r\n")
+    if offset == 0 and body.startswith(_BOM):
+        body = body[len(_BOM) :]
     if not body.strip():
         return r.quarantine(path, offset, r.EMPTY_LINE)
     try:
@@ -81,6 +88,9 @@ def _parse_line(
         return r.quarantine(path, offset, r.MALFORMED_JSON, f"{exc.msg} (char {exc.pos})", text)
     if not isinstance(obj, dict):
         return r.quarantine(path, offset, r.MALFORMED_JSON, f"a JSON {type(obj).__name__}, not an object", text)
+    repairs: Counter = Counter()
+    if may_need_repair(text):
+        obj = repair_value(obj, repairs)
     if text_field not in obj:
         return r.quarantine(path, offset, r.MISSING_FIELD, text_field, text)
     content = obj.pop(text_field)
@@ -88,6 +98,8 @@ def _parse_line(
         return r.quarantine(path, offset, r.BAD_FIELD, f"{text_field} is {type(content).__name__}", text)
     record_id = obj.pop(id_field, None) if id_field else None
     url = obj.pop(url_field, None) if url_field else None
+    if repairs:
+        obj[REPAIRS_KEY] = dict(repairs)
     return RawRecord(
         id=str(record_id) if record_id is not None else r.derived_id(source, path, offset),
         url=str(url) if url is not None else None,
