@@ -6,6 +6,7 @@ import gzip
 import json
 
 import pytest
+import zstandard
 
 from marin_assets.data.file_errors import file_error_rows, loss_detail, parse_loss, warning_line
 from marin_assets.data.formats.repairs import LONE_SURROGATE, REPAIRS_KEY
@@ -74,3 +75,46 @@ def test_file_error_rows_state_what_was_lost_and_name_skipped_files():
     assert parse_loss(loss_detail(7, 2)) == (7, 2)
     assert warning_line("web", rows[1]) == f"web: file a.jsonl.gz at offset 120: {quarantined[0][2]}"
     json.dumps(rows)  # goes into stats.json as is
+
+
+def _members(compress, n_members: int = 4, per_member: int = 500) -> tuple[bytes, list[int]]:
+    """A file of n independently compressed members/frames, each whole lines; (bytes, member starts)."""
+    data, starts = b"", []
+    for m in range(n_members):
+        lines = b"".join(json.dumps({"id": f"m{m}-{i}", "text": f"member {m} line {i} " * 4}).encode() + b"\n"
+                         for i in range(per_member))  # fmt: skip
+        starts.append(len(data))
+        data += compress(lines)
+    return data, starts
+
+
+@pytest.mark.parametrize(
+    ("fmt", "compress"),
+    [
+        ("jsonl.gz", lambda b: gzip.compress(b, mtime=0)),
+        ("jsonl.zst", lambda b: zstandard.ZstdCompressor(write_checksum=True).compress(b)),
+    ],
+)
+def test_after_a_corrupt_member_reading_resumes_at_the_next_one_and_counts_the_loss(tmp_path, fmt, compress):
+    data, starts = _members(compress)
+    damaged = bytearray(data)
+    hit = (starts[1] + starts[2]) // 2  # inside the second member's compressed data
+    damaged[hit : hit + 16] = bytes(b ^ 0xFF for b in damaged[hit : hit + 16])
+    (tmp_path / f"a.{fmt}").write_bytes(bytes(damaged))
+    ok, bad = read_all(tmp_path / f"a.{fmt}", spec(tmp_path, fmt))
+    members = {r.id.split("-")[0] for r in ok}
+    assert {"m0", "m2", "m3"} <= members  # the members after the damaged one are read again
+    assert sum(r.id.startswith(("m0-", "m2-", "m3-")) for r in ok) == 1500
+    [corrupt] = [b for b in bad if b.code == "corrupt_stream"]
+    lost_bytes, lost_records = parse_loss(corrupt.reason)
+    assert lost_bytes == starts[2] - starts[1] and lost_records is None  # exactly the damaged member
+    assert f"compressed byte ~{starts[1]}" in corrupt.reason
+
+
+def test_a_file_cut_inside_its_last_member_reports_the_cut_once(tmp_path):
+    data, starts = _members(lambda b: zstandard.ZstdCompressor().compress(b), n_members=2)
+    (tmp_path / "a.jsonl.zst").write_bytes(data[: starts[1] + 100])
+    ok, bad = read_all(tmp_path / "a.jsonl.zst", spec(tmp_path, "jsonl.zst"))
+    assert [r.id for r in ok][:500] == [f"m0-{i}" for i in range(500)]
+    assert [b.code for b in bad][-1:] == ["corrupt_stream"] and "truncated" in bad[-1].reason
+    assert parse_loss(bad[-1].reason)[0] == 100
