@@ -11,7 +11,8 @@ import zstandard
 from marin_assets.data.file_errors import file_error_rows, loss_detail, parse_loss, warning_line
 from marin_assets.data.formats.repairs import LONE_SURROGATE, REPAIRS_KEY
 from marin_assets.data.readers import UndeclaredFilesError, list_source_files, list_source_files_and_skipped
-from marin_assets_tests.data.test_readers import JSONL, read_all, spec, warc_bytes
+from marin_assets.data.formats.warc import warc_resource_record
+from marin_assets_tests.data.test_readers import DATE, JSONL, html_page, read_all, spec, warc_bytes
 
 
 def test_a_utf8_bom_before_the_first_line_is_not_an_error(tmp_path):
@@ -118,3 +119,21 @@ def test_a_file_cut_inside_its_last_member_reports_the_cut_once(tmp_path):
     assert [r.id for r in ok][:500] == [f"m0-{i}" for i in range(500)]
     assert [b.code for b in bad][-1:] == ["corrupt_stream"] and "truncated" in bad[-1].reason
     assert parse_loss(bad[-1].reason)[0] == 100
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_after_a_corrupt_warc_record_reading_resumes_at_the_next_one(tmp_path, gz):
+    records = [warc_resource_record(f"https://example.org/p{i}", html_page(i), date=DATE) for i in range(4)]
+    members = [gzip.compress(rec, mtime=0) if gz else rec for rec in records]
+    damaged = bytearray(members[1])
+    middle = len(damaged) // 2 if gz else 0
+    damaged[middle : middle + 6] = b"\xff" * 6  # gz: inside the deflate data; plain: the "WARC/1" line
+    data = members[0] + bytes(damaged) + members[2] + members[3]
+    (tmp_path / "a.warc").write_bytes(data)
+    ok, bad = read_all(tmp_path / "a.warc", spec(tmp_path, "warc.gz" if gz else "warc"))
+    assert [r.url for r in ok] == [f"https://example.org/p{i}" for i in (0, 2, 3)]
+    [corrupt] = bad
+    assert corrupt.code == "corrupt_stream" and f"resumed at byte {len(members[0]) + len(members[1])}" in corrupt.reason
+    assert ok[1].offset == len(members[0]) + len(members[1])  # offsets stay those of the file
+    if gz:
+        assert parse_loss(corrupt.reason) == (len(members[1]), None)
