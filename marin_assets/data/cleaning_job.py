@@ -1,6 +1,7 @@
 """The Spark cleaning job: one source's files -> cleaned / rejected / quarantined Parquet + counts.
 
-files (list_source_files) -> records (read_file, inside Spark) -> RecordCleaner (extraction,
+files (list_source_files) -> records (read_file, inside Spark) -> later records with an id seen
+before quarantined as duplicate_id (a window by id) -> RecordCleaner (extraction,
 normalisation, language, filters, dedup keys; mapInPandas) -> exact dedup (smallest id per key)
 -> near dedup (LSH band buckets in Spark, union-find on the candidate pairs, smallest id per
 cluster) -> deterministic Parquet files. Counts conserve: records in = kept + rejected + quarantined.
@@ -8,6 +9,7 @@ cluster) -> deterministic Parquet files. Counts conserve: records in = kept + re
 
 from __future__ import annotations
 
+import json
 import math
 import posixpath
 from collections import Counter
@@ -134,8 +136,6 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
 
 def _file_level(rows, skipped: list[str]) -> dict:
     """Files with errors (file_errors.COLUMNS) and text repairs summed by reason (both small to collect)."""
-    import json
-
     from pyspark.sql import functions as F
 
     code = F.substring_index("reason", ":", 1)
