@@ -21,7 +21,7 @@ import zstandard
 
 _READ = 1 << 20  # compressed bytes read at a time
 _OUT = 1 << 20  # most decompressed bytes one gzip step may produce (bounds memory on bombs)
-_ZSTD_IN = 1 << 14  # zstd has no output bound per call: feed it small pieces instead
+_ZSTD_IN = 1 << 16  # zstd has no output bound per call: read and feed it small pieces instead
 GZIP_MAGIC = b"\x1f\x8b\x08"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -91,7 +91,7 @@ class MemberDecoder:
     def _fill(self) -> bool:
         if self._eof:
             return False
-        data = self._raw.read(_READ)
+        data = self._raw.read(_READ if self._gzip else _ZSTD_IN)
         self._eof = not data
         self._buf += data
         return bool(data)
