@@ -5,8 +5,10 @@ from __future__ import annotations
 import statistics
 
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.c4 import C4Config
 from marin_assets.data.filters.pipeline import run_filters
+from marin_assets.data.filters.reflow import reflow
 from marin_assets.data.filters.text import retained_fraction
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.readers import RawRecord, list_source_files, read_file
@@ -39,3 +41,14 @@ def test_without_reflow_and_with_c4s_terminal_punctuation_rule_the_texts_are_shr
     outcomes = [run_filters(text, before) for text in license_texts()]
     assert not any(o.kept for o in outcomes)  # with the 30% budget, none is kept as fragments
     assert sum(o.reason == "c4:removed_char_frac" for o in outcomes) >= 8
+
+
+def test_extracted_documentation_pages_are_not_reflowed():
+    """Code, tables of contents and command output in HTML pages keep their line breaks."""
+    cfg = load_cleaning_recipe().filters.reflow
+    for name in ("python_docs", "debian_handbook"):
+        spec = load_sources().get(name)
+        for path in list_source_files(spec):
+            for rec in read_file(path, spec):
+                text = normalize_text(html_to_text(rec.content))
+                assert reflow(text, cfg) == text, rec.id

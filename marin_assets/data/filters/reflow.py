@@ -6,7 +6,10 @@ those rules see prose as prose.
 
 A line break is taken as a wrap (and becomes a space) only when all of these hold:
 - the document looks hard-wrapped: its wrap width (a high percentile of line lengths) lies within
-  [min_width, max_width], so text whose lines are already paragraphs (HTML extraction) is left alone;
+  [min_width, max_width], and at least `min_wrapped_share` of its line breaks between non-blank
+  lines look like wraps. Text whose lines are paragraphs already (HTML extraction), and code,
+  tables of contents or command output in such text (a few "full" lines among many), stay as they
+  are: on the sample, license texts score 0.59-0.92, documentation pages at most 0.2;
 - the line is full: the next line's first word would not have fitted within the wrap width;
 - the line does not end a sentence (terminal punctuation), so one-sentence-per-line text stays;
 - the next line does not start a list item, and neither line is blank.
@@ -30,6 +33,8 @@ class ReflowConfig(Recipe):
     max_width: int = Field(default=100, ge=1, description="wider lines are paragraphs already")
     width_percentile: float = Field(default=0.9, gt=0.0, le=1.0, description="line-length percentile = wrap width")
     slack: int = Field(default=0, ge=0, description="a line this many characters short of 'full' still counts as full")
+    min_wrapped_share: float = Field(default=0.4, ge=0.0, le=1.0,
+                                     description="share of line breaks that must look like wraps")  # fmt: skip
 
 
 def wrap_width(lines: list[str], percentile: float) -> int:
@@ -57,9 +62,13 @@ def reflow(text: str, cfg: ReflowConfig) -> str:
     width = wrap_width(lines, cfg.width_percentile)
     if not cfg.min_width <= width <= cfg.max_width:
         return text
+    wraps = [_is_wrap(prev, line, width, cfg.slack) for prev, line in zip(lines, lines[1:])]
+    breaks = sum(1 for prev, line in zip(lines, lines[1:]) if prev.strip() and line.strip())
+    if not breaks or sum(wraps) / breaks < cfg.min_wrapped_share:
+        return text
     out = [lines[0]]
-    for prev, line in zip(lines, lines[1:]):
-        if _is_wrap(prev, line, width, cfg.slack):
+    for line, wrap in zip(lines[1:], wraps):
+        if wrap:
             joint = "" if out[-1].endswith("-") and out[-1][-2:-1].isalpha() else " "
             out[-1] = out[-1].rstrip() + joint + line.strip()
         else:
