@@ -15,6 +15,7 @@ from marin_assets.data.formats import records as r
 FILE_LEVEL_CODES = (r.CORRUPT_STREAM, r.UNREADABLE_FILE, r.EMPTY_FILE, r.TRUNCATED_WARC_RECORD)
 SKIPPED = "skipped"
 COLUMNS = ("file", "reason", "offset", "lost_bytes", "lost_records")
+MAX_SKIPPED_ROWS = 20  # a folder of pages with its images: name a few, count the rest
 _LOSS_RE = re.compile(r"lost (\d+) bytes?(?:, (\d+|unknown) records?)?")
 
 
@@ -40,7 +41,10 @@ def file_error_rows(quarantined: list[tuple[str, int, str]], skipped: list[str])
             rows.append({"file": file, "reason": reason, "offset": offset, "lost_bytes": lost_bytes,
                          "lost_records": lost_records})  # fmt: skip
     rows += [{"file": name, "reason": f"{SKIPPED}: not a data file of this source's format", "offset": None,
-              "lost_bytes": None, "lost_records": None} for name in skipped]  # fmt: skip
+              "lost_bytes": None, "lost_records": None} for name in skipped[:MAX_SKIPPED_ROWS]]  # fmt: skip
+    if len(skipped) > MAX_SKIPPED_ROWS:
+        rows.append({"file": f"({len(skipped) - MAX_SKIPPED_ROWS} more files)", "reason": f"{SKIPPED}: not data files",
+                     "offset": None, "lost_bytes": None, "lost_records": None})  # fmt: skip
     return sorted(rows, key=lambda row: (row["file"], row["offset"] or 0, row["reason"]))
 
 

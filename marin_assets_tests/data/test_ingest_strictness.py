@@ -76,6 +76,8 @@ def test_file_error_rows_state_what_was_lost_and_name_skipped_files():
     assert parse_loss(loss_detail(7, 2)) == (7, 2)
     assert warning_line("web", rows[1]) == f"web: file a.jsonl.gz at offset 120: {quarantined[0][2]}"
     json.dumps(rows)  # goes into stats.json as is
+    many = file_error_rows([], [f"img{i:03d}.png" for i in range(25)])
+    assert len(many) == 21 and many[0]["file"] == "(5 more files)"  # named up to 20, the rest counted
 
 
 def _members(compress, n_members: int = 4, per_member: int = 500) -> tuple[bytes, list[int]]:
