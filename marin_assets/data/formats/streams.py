@@ -124,9 +124,7 @@ class MemberDecoder:
             try:
                 out = self._step()
             except (zlib.error, zstandard.ZstdError) as exc:
-                damage = self._resync(f"{type(exc).__name__}: {exc}")
-                pending = damage if pending is None else Damage(pending.compressed_offset,
-                                                                pending.lost_bytes + damage.lost_bytes, pending.reason)  # fmt: skip
+                pending = _merge(pending, self._resync(f"{type(exc).__name__}: {exc}"))
                 continue
             if out:
                 if pending is not None:
@@ -135,9 +133,7 @@ class MemberDecoder:
                 yield out
         if self._obj is not None:  # the file ends inside a member/frame
             cut = Damage(self._start, self._pos - self._start, "stream ends inside a member/frame (file truncated)")
-            pending = cut if pending is None else Damage(pending.compressed_offset,
-                                                         pending.lost_bytes + cut.lost_bytes, pending.reason)  # fmt: skip
-            self._obj = None
+            pending, self._obj = _merge(pending, cut), None
         if pending is not None:
             yield pending
 
@@ -159,6 +155,13 @@ class MemberDecoder:
                 self._pos, self._buf = self._pos + len(self._buf), b""
                 break
         return Damage(start, self._pos - start, reason)
+
+
+def _merge(earlier: Damage | None, later: Damage) -> Damage:
+    """One Damage for consecutive ones (a false magic match right after real damage fails at once)."""
+    if earlier is None:
+        return later
+    return Damage(earlier.compressed_offset, earlier.lost_bytes + later.lost_bytes, earlier.reason)
 
 
 class DecodedStream:
