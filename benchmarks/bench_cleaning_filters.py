@@ -1,11 +1,20 @@
-"""Cleaning throughput: our Spark job vs datatrove running the same quality filters on the same documents.
+"""Cleaning filters against datatrove's FineWeb filters: per-filter decision agreement, then throughput.
 
-Both sides: Gopher repetition -> Gopher quality -> C4 (filter_no_terminal_punct=False) -> FineWeb,
-reading JSONL and writing the kept documents. Ours: clean_source on Spark local[2] (language id and
-dedup switched off, since datatrove runs neither here). Peer: datatrove LocalPipelineExecutor, tasks=2.
-Prints docs/s of both, the ratio, and how often both made the same keep/reject decision.
+Agreement (in process, no Spark): every document goes through each filter of ours and of datatrove on
+the same input, the text our pipeline gives that filter: after our reflow (the shipped recipe's
+setting), and for FineWeb after our C4 line removal. Our C4 runs without its max_removed_frac rule
+(datatrove has none; how many documents that rule alone rejects is printed separately). Documents:
+the benchmark corpus plus the sample sources' own documents (hard-wrapped license texts among them).
+Per filter: agreement on keep/reject (target >= 99%), on the rule name, on C4's kept text, and the
+disagreements grouped by (ours, datatrove) rule with a few examples each.
+
+Throughput: Gopher repetition -> Gopher quality -> C4 (filter_no_terminal_punct=False) -> FineWeb,
+reading JSONL and writing the kept documents, both sides configured alike (our reflow and
+max_removed_frac off, since datatrove has neither). Ours: clean_source on Spark local[2] (language
+id and dedup off, since datatrove runs neither here). Peer: datatrove LocalPipelineExecutor, tasks=2.
 
     .venv/bin/python benchmarks/bench_cleaning_filters.py [--docs 100000] [--workdir /tmp/bench_clean]
+        [--agreement-only]
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agreement import measure_agreement, print_agreement, sample_documents  # noqa: E402
 from corpus import build_corpus  # noqa: E402
 
 from marin_assets.data.cleaning_job import clean_source  # noqa: E402
@@ -47,7 +57,7 @@ def run_ours(corpus: Path, warmup_corpus: Path, out: Path) -> tuple[float, set[s
     spec = SourceSpec(name="bench", uri=f"{corpus}/*.jsonl", format="jsonl", license="CC0-1.0")
     recipe = CleaningRecipe(
         language=LanguageSettings(allowlist=[]),
-        filters=FilterSettings(c4=C4Config(filter_no_terminal_punct=False)),
+        filters=FilterSettings(reflow=None, c4=C4Config(filter_no_terminal_punct=False, max_removed_frac=None)),
         dedup=DedupSettings(exact=False, near=False),
         spark=SparkSettings(partitions=8),
     )
@@ -90,12 +100,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_clean"))
+    parser.add_argument("--agreement-only", action="store_true", help="skip the throughput runs")
     args = parser.parse_args()
     shutil.rmtree(args.workdir, ignore_errors=True)
     docs = build_corpus(args.docs, args.workdir / "corpus")
     ids = [d["id"] for d in docs]
     mb = sum(len(d["text"].encode()) for d in docs) / 1e6
     print(f"corpus: {len(docs):,} documents, {mb:.0f} MB")
+    samples = sample_documents()
+    print(f"agreement: corpus + {len(samples)} sample-source documents, per filter on the same input")
+    print_agreement(measure_agreement(docs + samples))
+    if args.agreement_only:
+        return
 
     build_corpus(200, args.workdir / "warmup", seed=1)
     ours_s, ours_kept = run_ours(args.workdir / "corpus", args.workdir / "warmup", args.workdir / "ours")

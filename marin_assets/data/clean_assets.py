@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
-from marin_assets.data import cleaning_job
+from marin_assets.data import cleaning_job, file_errors
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
@@ -56,14 +56,18 @@ def cleaned_documents(
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
         per_rule = {f"rejected[{rule}]": n for rule, n in stats["rejected_by_rule"].items()}
         per_code = {f"quarantined[{code}]": n for code, n in stats["quarantined_by_reason"].items()}
+        repaired = {f"repaired[{reason}]": n for reason, n in stats["repaired_by_reason"].items()}
+        for row in stats["file_errors"]:
+            context.log.warning(file_errors.warning_line(source, row))
         return record_output(
             context,
             staged,
             recipe=recipe,
             code_version=CODE_VERSION,
             stats=stats,
-            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
-                            "rejected_examples": rejected_examples_table(examples)},
+            extra_metadata={**per_rule, **per_code, **repaired, "file_errors": _file_errors_table(stats["file_errors"]),
+                            "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
+                            "rejected_examples": rejected_examples_table(examples)},  # fmt: skip
             sources=[source],
         )
 
@@ -74,6 +78,14 @@ def rejected_examples_table(examples: list[dict]) -> dg.TableMetadataValue:
     records = [dg.TableRecord({name: "" if row[name] is None else str(row[name]) for name in EXAMPLE_COLUMNS})
                for row in examples]  # fmt: skip
     return dg.MetadataValue.table(records, schema=schema)
+
+
+def _file_errors_table(rows: list[dict]) -> dg.MetadataValue:
+    schema = dg.TableSchema(columns=[
+        dg.TableColumn("file", "string"), dg.TableColumn("reason", "string"), dg.TableColumn("offset", "int"),
+        dg.TableColumn("lost_bytes", "int"), dg.TableColumn("lost_records", "int"),
+    ])  # fmt: skip
+    return dg.MetadataValue.table([dg.TableRecord(row) for row in rows], schema=schema)
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

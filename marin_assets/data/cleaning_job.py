@@ -1,6 +1,7 @@
 """The Spark cleaning job: one source's files -> cleaned / rejected / quarantined Parquet + counts.
 
-files (list_source_files) -> records (read_file, inside Spark) -> RecordCleaner (extraction,
+files (list_source_files) -> records (read_file, inside Spark) -> later records with an id seen
+before quarantined as duplicate_id (a window by id) -> RecordCleaner (extraction,
 normalisation, language, filters, dedup keys; mapInPandas) -> exact dedup (smallest id per key)
 -> near dedup (LSH band buckets in Spark, union-find on the candidate pairs, smallest id per
 cluster) -> deterministic Parquet files. Counts conserve: records in = kept + rejected + quarantined.
@@ -8,6 +9,7 @@ cluster) -> deterministic Parquet files. Counts conserve: records in = kept + re
 
 from __future__ import annotations
 
+import json
 import math
 import posixpath
 from collections import Counter
@@ -16,8 +18,11 @@ from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECT
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
 from marin_assets.data.dedup import cluster_representatives
+from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
+from marin_assets.data.file_errors import FILE_LEVEL_CODES, file_error_rows
+from marin_assets.data.formats.repairs import REPAIRS_KEY
 from marin_assets.data.parquet_output import write_parquet
-from marin_assets.data.readers import list_source_files, read_file, relative_name
+from marin_assets.data.readers import list_source_files_and_skipped, read_file, relative_name
 from marin_assets.data.record_counts import count_records
 from marin_assets.data.sources import SourceSpec
 
@@ -73,20 +78,19 @@ def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) 
     stats["reader_counts"] holds the records of each file as counted by format (record_counts),
     apart from the readers, so counts_conserve can catch records the reading or cleaning lost.
     """
-    files = list_source_files(spec)
+    files, skipped = list_source_files_and_skipped(spec)
     if not files:
         raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
     reader_counts = count_source_records(spark, spec, files)
     records = spark.sparkContext.parallelize(files, len(files)).flatMap(
         _read_records(spec, recipe.max_record_bytes)
     )
-    raw = spark.createDataFrame(records, RECORD_SCHEMA)
-    if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
-        raw = raw.repartition(recipe.spark.partitions)
+    raw = quarantine_duplicate_ids(spark.createDataFrame(records, RECORD_SCHEMA), recipe.spark.partitions)
     cleaner = RecordCleaner(recipe, spec.name)
     rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
     try:
         stats = _dedup_and_write(spark, spec, recipe, rows, out_dir)
+        stats.update(_file_level(rows, [relative_name(f, spec) for f in skipped]))
     finally:
         rows.unpersist()
     counted = sum(reader_counts.values())
@@ -165,6 +169,21 @@ def rejected_examples(rejected, per_rule: int = EXAMPLES_PER_RULE) -> list[dict]
     rows = picked.select(F.col("reason").alias("rule"), "id", "url", F.substring("text", 1, EXCERPT_CHARS).alias("excerpt"),
                          "value").collect()  # fmt: skip
     return sorted((row.asDict() for row in rows), key=lambda r: (r["rule"], r["id"]))
+
+
+def _file_level(rows, skipped: list[str]) -> dict:
+    """Files with errors (file_errors.COLUMNS) and text repairs summed by reason (both small to collect)."""
+    from pyspark.sql import functions as F
+
+    code = F.substring_index("reason", ":", 1)
+    bad = rows.where((F.col("status") == QUARANTINED) & code.isin(*FILE_LEVEL_CODES)).select("file", "offset", "reason")
+    repaired = Counter()
+    for row in rows.where(F.col("metadata").contains(f'"{REPAIRS_KEY}"')).select("metadata").collect():
+        repaired.update(json.loads(row["metadata"]).get(REPAIRS_KEY, {}))
+    return {
+        "file_errors": file_error_rows([tuple(r) for r in bad.collect()], skipped),
+        "repaired_by_reason": dict(sorted(repaired.items())),
+    }
 
 
 def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:

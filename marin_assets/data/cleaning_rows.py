@@ -94,6 +94,9 @@ class RecordCleaner:
             row.update(reason=reason, value=value)
             return row
         outcome = run_filters(text, self.recipe.filters)
+        if "line_removed_frac" in outcome.stats:  # what line rules removed, per document (kept or not)
+            metadata.update({k: outcome.stats[k] for k in ("line_removed_frac", "line_removed_chars")})
+            row["metadata"] = json.dumps(metadata, sort_keys=True)
         if not outcome.kept:
             row.update(reason=outcome.reason, value=None if outcome.value is None else str(outcome.value))
             return row

@@ -15,11 +15,13 @@ from marin_assets.data.formats.parquet import read_parquet
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.streams import SourceReadError
 from marin_assets.data.formats.warc import read_warc
-from marin_assets.data.source_files import list_source_files, relative_name, source_root
+from marin_assets.data.source_files import (
+    UndeclaredFilesError, list_source_files, list_source_files_and_skipped, relative_name, source_root,
+)
 from marin_assets.data.sources import SourceFormat, SourceSpec
 
-__all__ = ["RawRecord", "QuarantinedRecord", "SourceReadError", "list_source_files", "read_file", "relative_name",
-           "source_root"]
+__all__ = ["RawRecord", "QuarantinedRecord", "SourceReadError", "UndeclaredFilesError", "list_source_files",
+           "list_source_files_and_skipped", "read_file", "relative_name", "source_root"]  # fmt: skip
 
 DEFAULT_MAX_RECORD_BYTES = 16 * 2**20
 _COMPRESSION = {SourceFormat.JSONL: None, SourceFormat.JSONL_GZ: "gzip", SourceFormat.JSONL_ZST: "zstd"}

@@ -14,17 +14,23 @@ from marin_assets.data.sources import SourceFormat, SourceSpec
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 
-# Files a folder URI contributes, by format (other files, e.g. README or _SUCCESS, are not data).
+# Files a folder URI contributes, by format. WARC readers detect gzip themselves, so a warc or
+# warc.gz folder takes both; a JSONL folder takes only the declared compression.
 SUFFIXES = {
     SourceFormat.JSONL: (".jsonl",),
     SourceFormat.JSONL_GZ: (".jsonl.gz",),
     SourceFormat.JSONL_ZST: (".jsonl.zst",),
     SourceFormat.PARQUET: (".parquet",),
-    SourceFormat.WARC: (".warc",),
-    SourceFormat.WARC_GZ: (".warc.gz",),
+    SourceFormat.WARC: (".warc", ".warc.gz"),
+    SourceFormat.WARC_GZ: (".warc", ".warc.gz"),
     SourceFormat.HTML_DIR: HTML_SUFFIXES,
 }
+_DATA_SUFFIXES = tuple(sorted({s for suffixes in SUFFIXES.values() for s in suffixes}, key=len, reverse=True))
 _GLOB_CHARS = "*?["
+
+
+class UndeclaredFilesError(ValueError):
+    """A folder holds data files of another format than the source declares: reading would skip them."""
 
 
 def _is_glob(uri: str) -> bool:
@@ -33,16 +39,38 @@ def _is_glob(uri: str) -> bool:
 
 def list_source_files(spec: SourceSpec) -> list[str]:
     """Sorted URIs of a source's files (a file, a folder, or a glob; local or any fsspec protocol)."""
+    return list_source_files_and_skipped(spec)[0]
+
+
+def list_source_files_and_skipped(spec: SourceSpec) -> tuple[list[str], list[str]]:
+    """(files to read, files of a folder that are not data, e.g. README or _SUCCESS), both sorted URIs.
+
+    A folder with data files of another format (say .jsonl.gz in a jsonl source) raises
+    UndeclaredFilesError naming them, instead of skipping them silently.
+    """
     fs, path = fsspec.core.url_to_fs(spec.uri)
+    skipped: list[str] = []
     if _is_glob(path):
         found = [p for p in fs.glob(path) if fs.isfile(p)]
     elif fs.isdir(path):
-        found = [p for p in fs.find(path) if p.endswith(SUFFIXES[spec.format])]
+        found, others = [], []
+        for p in fs.find(path):
+            (found if p.endswith(SUFFIXES[spec.format]) else others).append(p)
+        undeclared = sorted(p for p in others if p.endswith(_DATA_SUFFIXES))
+        if undeclared:
+            names = ", ".join(posixpath.relpath(p, path) for p in undeclared[:10])
+            more = f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""
+            raise UndeclaredFilesError(
+                f"source {spec.name!r}: folder {spec.uri} has {len(undeclared)} data file(s) that are not "
+                f"{spec.format} and would be skipped: {names}{more}. Declare them as their own source "
+                "(or point the uri at a glob that names what to read)."
+            )
+        skipped = sorted(_with_protocol(fs, spec.uri, p) for p in others)
     elif fs.exists(path):
         found = [path]
     else:
         found = []
-    return sorted(_with_protocol(fs, spec.uri, p) for p in found)
+    return sorted(_with_protocol(fs, spec.uri, p) for p in found), skipped
 
 
 def source_root(spec: SourceSpec) -> str:

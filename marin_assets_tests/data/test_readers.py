@@ -229,7 +229,9 @@ def test_truncated_warc_gz_and_garbage_between_records(tmp_path):
     plain = warc_bytes(2)
     (tmp_path / "junk.warc").write_bytes(plain + b"this is not a WARC header\r\n\r\n" + plain)
     ok, bad = read_all(tmp_path / "junk.warc", spec(tmp_path, "warc"))
-    assert len(ok) == 2 and [b.code for b in bad] == ["corrupt_stream"]
+    # The junk is reported once and reading resumes at the next record (the same two again).
+    assert len(ok) == 4 and [b.code for b in bad] == ["corrupt_stream"]
+    assert f"resumed at byte {len(plain) + 29}" in bad[0].reason and ok[2].offset == len(plain) + 29
     assert str(tmp_path / "junk.warc") == bad[0].file
 
 

@@ -1,6 +1,7 @@
 """Run the quality filters in their published order; the first failing rule rejects the document.
 
 Order as in FineWeb's pipeline: Gopher repetition, Gopher quality, C4 (which also drops lines), FineWeb.
+Hard-wrapped text is reflowed into paragraphs first (reflow.py), so every filter sees prose as prose.
 Rule names are "<filter>:<rule>", e.g. "gopher_repetition:top_2_gram". A check returns the rule
 name, or (rule, value) to report the value that tripped it; otherwise rule_values measures it.
 """
@@ -16,12 +17,14 @@ from marin_assets.data.filters.fineweb import FineWebConfig
 from marin_assets.data.filters.gopher_quality import GopherQualityConfig
 from marin_assets.data.filters.gopher_repetition import GopherRepetitionConfig
 from marin_assets.data.filters.rule_values import measured_value
+from marin_assets.data.filters.reflow import ReflowConfig, reflow
 from marin_assets.data.filters.text import TextView
 
 
 class FilterSettings(Recipe):
     """Which filters run (null: off) and their thresholds."""
 
+    reflow: ReflowConfig | None = ReflowConfig()
     gopher_repetition: GopherRepetitionConfig | None = GopherRepetitionConfig()
     gopher_quality: GopherQualityConfig | None = GopherQualityConfig()
     c4: C4Config | None = C4Config()
@@ -31,7 +34,7 @@ class FilterSettings(Recipe):
 @dataclass(frozen=True)
 class FilterOutcome:
     reason: str | None  # None: the document is kept
-    text: str  # the text after line-level rules (C4 drops lines)
+    text: str  # the text after reflow and line-level rules (C4 drops lines); the input text when rejected
     stats: dict = field(default_factory=dict)
     value: float | str | None = None  # what tripped the rule (for the rejected examples users see)
 
@@ -41,15 +44,19 @@ class FilterOutcome:
 
 
 def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
-    view = TextView(text)
+    original = text
     stats = {"chars": len(text)}
+    if settings.reflow is not None:
+        text = reflow(text, settings.reflow)
+        stats["reflowed_lines"] = original.count("\n") - text.count("\n")
+    view = TextView(text)
 
     def rejected(name: str, trip: str | tuple) -> FilterOutcome:
         rule, value = trip if isinstance(trip, tuple) else (trip, None)
         reason = f"{name}:{rule}"
-        if value is None:
-            value = measured_value(reason, text, settings)  # `text`: what this filter saw (after C4's lines)
-        return FilterOutcome(reason, text, stats, value)
+        if value is None:  # `text`: what this filter saw (after reflow and C4's lines)
+            value = measured_value(reason, text, settings)
+        return FilterOutcome(reason, original, stats, value)
 
     if settings.gopher_repetition is not None:
         if rule := gopher_repetition.check(view, settings.gopher_repetition):
@@ -60,7 +67,9 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
     if settings.gopher_repetition is not None or settings.gopher_quality is not None:
         stats["words"] = len(view.words)
     if settings.c4 is not None:
-        rule, text = c4.check(text, settings.c4)
+        lines = c4.filter_lines(text, settings.c4)
+        stats.update(line_removed_chars=lines.removed, line_removed_frac=round(lines.removed_frac, 4))
+        rule, text = lines.rule, lines.text
         if rule:
             return rejected("c4", rule)
     if settings.fineweb is not None:

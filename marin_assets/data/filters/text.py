@@ -84,6 +84,12 @@ def count_sentences(line: str) -> int:
     return 1 + len(_SENTENCE_END_RE.findall(line))
 
 
+def retained_fraction(before: str, after: str) -> float:
+    """Share of `before`'s non-whitespace characters still in `after` (reflow only changes whitespace)."""
+    total = sum(not c.isspace() for c in before)
+    return sum(not c.isspace() for c in after) / total if total else 1.0
+
+
 def find_duplicates(items: list[str]) -> tuple[int, int]:
     """(number of repeated items, characters in repeated items), counting repeats after the first."""
     seen: set[str] = set()

@@ -1,20 +1,28 @@
 """JSON Lines (plain, gzip, zstd): one JSON object per line, streamed with a per-line size cap.
 
-A damaged compressed stream ends the file with one `corrupt_stream` record. gzip checks its CRC
-only at the end of a member, so lines decoded from a damaged block before that may show up first
-(as malformed lines, or as records if the garbage happens to parse).
+A UTF-8 byte order mark before the first line is skipped (editors on Windows write one). Lone
+surrogates spelled as JSON escapes are repaired to U+FFFD and counted (formats/repairs.py).
+A damaged gzip member or zstd frame becomes one `corrupt_stream` record (where it began, the
+compressed bytes lost; records lost are unknown), and reading resumes at the next member/frame.
+gzip checks its CRC only at the end of a member, so lines decoded from a damaged block before that
+may show up first (as malformed lines, or as records if the garbage happens to parse). After a
+resync, offsets count the decoded bytes read, since the lost part's length is unknown.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.streams import CorruptStream, DecodedStream, open_decoded
+from marin_assets.data.formats.repairs import REPAIRS_KEY, may_need_repair, repair_value
+from marin_assets.data.file_errors import loss_detail
+from marin_assets.data.formats.streams import CorruptBlock, DecodedStream, open_decoded
 
 _SKIP_CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 def read_jsonl(
@@ -28,32 +36,41 @@ def read_jsonl(
     max_record_bytes: int,
 ) -> Iterator[RawRecord | QuarantinedRecord]:
     offset = 0
+    damaged = False
     with open_decoded(path, compression) as stream:
-        try:
-            for line, length in _lines(stream, max_record_bytes):
+        for line, length in _lines(stream, max_record_bytes):
+            if isinstance(line, CorruptBlock):
+                damage, damaged = line.damage, True
+                detail = (f"{damage.reason} (decompressed byte {offset}, compressed byte ~{damage.compressed_offset}); "
+                          f"{loss_detail(damage.lost_bytes, None)}")  # fmt: skip
+                yield r.quarantine(path, offset, r.CORRUPT_STREAM, detail)
+            else:
                 yield _parse_line(line, length, path, offset, source, text_field, id_field, url_field)
-                offset += length
-        except CorruptStream as exc:
-            detail = f"{exc} (decompressed byte {offset}, compressed byte ~{stream.compressed_position})"
-            yield r.quarantine(path, offset, r.CORRUPT_STREAM, detail)
-            return
-    if offset == 0:
+            offset += length
+    if offset == 0 and not damaged:
         yield r.quarantine(path, 0, r.EMPTY_FILE)
 
 
-def _lines(stream: DecodedStream, max_record_bytes: int) -> Iterator[tuple[bytes | None, int]]:
-    """(line, its length in bytes incl. newline); line is None when it exceeds the cap.
+def _lines(stream: DecodedStream, max_record_bytes: int) -> Iterator[tuple[bytes | CorruptBlock | None, int]]:
+    """(line, its length in bytes incl. newline); line is None when it exceeds the cap, a CorruptBlock
+    (length: the partial line lost with it) where a member/frame was lost.
 
     An over-long line is skipped in bounded chunks, so memory stays near `max_record_bytes`.
     """
-    while line := stream.readline(max_record_bytes + 1):
-        if len(line) <= max_record_bytes or line.endswith(b"\n"):
-            yield line, len(line)
-            continue
-        length = len(line)
-        while not line.endswith(b"\n") and (line := stream.readline(_SKIP_CHUNK)):
-            length += len(line)
-        yield None, length
+    while True:
+        try:
+            line = stream.readline(max_record_bytes + 1)
+            if not line:
+                return
+            if len(line) <= max_record_bytes or line.endswith(b"\n"):
+                yield line, len(line)
+                continue
+            length = len(line)
+            while not line.endswith(b"\n") and (line := stream.readline(_SKIP_CHUNK)):
+                length += len(line)
+            yield None, length
+        except CorruptBlock as block:
+            yield block, block.partial_line_bytes
 
 
 def _parse_line(
@@ -69,6 +86,8 @@ def _parse_line(
     if line is None:
         return r.quarantine(path, offset, r.RECORD_TOO_LARGE, f"{length} bytes")
     body = line.rstrip(b"\r\n")
+    if offset == 0 and body.startswith(_BOM):
+        body = body[len(_BOM) :]
     if not body.strip():
         return r.quarantine(path, offset, r.EMPTY_LINE)
     try:
@@ -81,6 +100,9 @@ def _parse_line(
         return r.quarantine(path, offset, r.MALFORMED_JSON, f"{exc.msg} (char {exc.pos})", text)
     if not isinstance(obj, dict):
         return r.quarantine(path, offset, r.MALFORMED_JSON, f"a JSON {type(obj).__name__}, not an object", text)
+    repairs: Counter = Counter()
+    if may_need_repair(text):
+        obj = repair_value(obj, repairs)
     if text_field not in obj:
         return r.quarantine(path, offset, r.MISSING_FIELD, text_field, text)
     content = obj.pop(text_field)
@@ -88,6 +110,8 @@ def _parse_line(
         return r.quarantine(path, offset, r.BAD_FIELD, f"{text_field} is {type(content).__name__}", text)
     record_id = obj.pop(id_field, None) if id_field else None
     url = obj.pop(url_field, None) if url_field else None
+    if repairs:
+        obj[REPAIRS_KEY] = dict(repairs)
     return RawRecord(
         id=str(record_id) if record_id is not None else r.derived_id(source, path, offset),
         url=str(url) if url is not None else None,

@@ -1,31 +1,46 @@
-"""Opening a source file as a bounded, streaming byte stream (plain, gzip or zstd).
+"""Opening a source file as a bounded, streaming, line-readable byte stream (plain, gzip or zstd).
 
-Decoding failures (corrupt or truncated compressed data) raise `CorruptStream`; failures of the
-storage itself (network, permissions) raise `SourceReadError`, which readers let propagate so the
-run fails and can be retried instead of quarantining a file that is fine.
+Compressed files are decoded member by member (gzip) or frame by frame (zstd). A damaged member or
+frame raises `CorruptBlock` from `readline`, saying where it began and how many compressed bytes were
+lost; the stream then resynchronises at the next member/frame magic and reading goes on. A file cut
+short ends with one `CorruptBlock` for its last, incomplete member. Failures of the storage itself
+(network, permissions) raise `SourceReadError`, which readers let propagate so the run fails and can
+be retried instead of quarantining a file that is fine.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import zlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import fsspec
 import zstandard
 
-_BUFFER = 1 << 20
-DECODE_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, zstandard.ZstdError)
-
-
-class CorruptStream(Exception):
-    pass
+_READ = 1 << 20  # compressed bytes read at a time
+_OUT = 1 << 20  # most decompressed bytes one gzip step may produce (bounds memory on bombs)
+_ZSTD_IN = 1 << 16  # zstd has no output bound per call: read and feed it small pieces instead
+GZIP_MAGIC = b"\x1f\x8b\x08"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 class SourceReadError(RuntimeError):
     pass
+
+
+@dataclass(frozen=True)
+class Damage:
+    compressed_offset: int  # where the damaged member/frame began
+    lost_bytes: int  # compressed bytes skipped up to the next member/frame (or the end)
+    reason: str
+
+
+class CorruptBlock(Exception):
+    def __init__(self, damage: Damage, partial_line_bytes: int):
+        super().__init__(damage.reason)
+        self.damage, self.partial_line_bytes = damage, partial_line_bytes
 
 
 class CountingReader(io.RawIOBase):
@@ -64,125 +79,135 @@ class CountingReader(io.RawIOBase):
         return n
 
 
-class DecodedStream:
-    """A binary stream of the decompressed file with `readline(limit)`, plus end-of-data checks."""
+class MemberDecoder:
+    """Decompressed chunks of a multi-member gzip / multi-frame zstd stream, with Damage in between."""
 
-    def __init__(self, stream, counter: CountingReader, finish: Callable[[], None]):
-        self.stream, self.counter, self._finish = stream, counter, finish
+    def __init__(self, raw: CountingReader, compression: str):
+        self._raw, self._gzip = raw, compression == "gzip"
+        self._magic = GZIP_MAGIC if self._gzip else ZSTD_MAGIC
+        self._buf, self._pos, self._eof = b"", 0, False  # unconsumed compressed bytes, offset of _buf[0]
+        self._obj, self._start = None, 0
+
+    def _fill(self) -> bool:
+        if self._eof:
+            return False
+        data = self._raw.read(_READ if self._gzip else _ZSTD_IN)
+        self._eof = not data
+        self._buf += data
+        return bool(data)
+
+    def _new_member(self):
+        return zlib.decompressobj(wbits=31) if self._gzip else zstandard.ZstdDecompressor().decompressobj()
+
+    def _step(self) -> bytes:
+        if self._gzip:
+            out = self._obj.decompress(self._buf, _OUT)
+            rest = self._obj.unused_data if self._obj.eof else self._obj.unconsumed_tail
+        else:
+            piece, later = self._buf[:_ZSTD_IN], self._buf[_ZSTD_IN:]
+            out = self._obj.decompress(piece)
+            rest = (self._obj.unused_data if self._obj.eof else b"") + later
+        self._pos += len(self._buf) - len(rest)
+        self._buf = rest
+        if self._obj.eof:
+            self._obj = None
+        return out
+
+    def chunks(self) -> Iterator[bytes | Damage]:
+        pending: Damage | None = None  # merged with any damage right after it (false magic matches)
+        while self._buf or self._fill():
+            if self._obj is None:
+                if self._gzip and not self._buf.strip(b"\0"):  # zero padding after the last member
+                    self._pos, self._buf = self._pos + len(self._buf), b""
+                    continue
+                self._obj, self._start = self._new_member(), self._pos
+            try:
+                out = self._step()
+            except (zlib.error, zstandard.ZstdError) as exc:
+                pending = _merge(pending, self._resync(f"{type(exc).__name__}: {exc}"))
+                continue
+            if out:
+                if pending is not None:
+                    yield pending
+                    pending = None
+                yield out
+        if self._obj is not None:  # the file ends inside a member/frame
+            cut = Damage(self._start, self._pos - self._start, "stream ends inside a member/frame (file truncated)")
+            pending, self._obj = _merge(pending, cut), None
+        if pending is not None:
+            yield pending
+
+    def _resync(self, reason: str) -> Damage:
+        """Skip to the next member/frame magic after the damaged one's start; the Damage covers the gap."""
+        self._obj = None
+        start = self._start
+        search_from = 1 if self._pos == start else 0
+        while True:
+            found = self._buf.find(self._magic, search_from)
+            if found >= 0:
+                self._pos, self._buf = self._pos + found, self._buf[found:]
+                break
+            keep = len(self._magic) - 1
+            drop = max(0, len(self._buf) - keep)
+            self._pos, self._buf = self._pos + drop, self._buf[drop:]
+            search_from = 0
+            if not self._fill():
+                self._pos, self._buf = self._pos + len(self._buf), b""
+                break
+        return Damage(start, self._pos - start, reason)
+
+
+def _merge(earlier: Damage | None, later: Damage) -> Damage:
+    """One Damage for consecutive ones (a false magic match right after real damage fails at once)."""
+    if earlier is None:
+        return later
+    return Damage(earlier.compressed_offset, earlier.lost_bytes + later.lost_bytes, earlier.reason)
+
+
+class DecodedStream:
+    """`readline(limit)` over the decoded bytes; raises CorruptBlock where a member/frame was lost."""
+
+    def __init__(self, chunks: Iterator[bytes | Damage], counter: CountingReader):
+        self._chunks, self.counter = chunks, counter
+        self._buf, self._pos = b"", 0
 
     def readline(self, limit: int) -> bytes:
-        try:
-            line = self.stream.readline(limit)
-        except DECODE_ERRORS as exc:
-            raise CorruptStream(f"{type(exc).__name__}: {exc}") from exc
-        if len(line) < limit and not line.endswith(b"\n"):
-            self._finish()  # end of data: a compressed stream must end cleanly here
-        return line
+        parts, size = [], 0
+        while True:
+            buf, pos = self._buf, self._pos
+            end = buf.find(b"\n", pos, pos + limit - size)
+            if end >= 0:
+                parts.append(buf[pos : end + 1])
+                self._pos = end + 1
+                return b"".join(parts)
+            take = min(len(buf) - pos, limit - size)
+            if take:
+                parts.append(buf[pos : pos + take])
+                size += take
+                self._pos = pos + take
+            if size >= limit:
+                return b"".join(parts)
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return b"".join(parts)
+            if isinstance(chunk, Damage):
+                self._buf, self._pos = b"", 0
+                raise CorruptBlock(chunk, size)  # the partial line before the damage is lost with it
+            self._buf, self._pos = chunk, 0
 
     @property
     def compressed_position(self) -> int:
         return self.counter.position
 
 
+def _plain_chunks(raw: CountingReader) -> Iterator[bytes]:
+    while data := raw.read(_READ):
+        yield data
+
+
 @contextlib.contextmanager
 def open_decoded(path: str, compression: str | None) -> Iterator[DecodedStream]:
     with fsspec.open(path, "rb") as raw:
-        if compression == "zstd":
-            walker = ZstdFrameWalker()
-            counter = CountingReader(raw, path, walker.feed)
-            reader = zstandard.ZstdDecompressor().stream_reader(counter, read_across_frames=True, closefd=False)
-            yield DecodedStream(io.BufferedReader(reader, _BUFFER), counter, walker.check_complete)
-        elif compression == "gzip":
-            counter = CountingReader(raw, path)
-            yield DecodedStream(gzip.GzipFile(fileobj=io.BufferedReader(counter, _BUFFER)), counter, lambda: None)
-        else:
-            counter = CountingReader(raw, path)
-            yield DecodedStream(io.BufferedReader(counter, _BUFFER), counter, lambda: None)
-
-
-class ZstdFrameWalker:
-    """Follows the zstd frame structure of the compressed bytes without decompressing them.
-
-    python-zstandard's stream reader ends silently when a file is cut mid-frame; walking the block
-    headers tells a complete file from a truncated one (RFC 8878, sections 3.1.1 and 3.1.2).
-    """
-
-    _MAGIC = 0xFD2FB528
-
-    def __init__(self) -> None:
-        self._pending = b""
-        self._skip = 0
-        self._state = "magic"
-        self._checksum = False
-
-    def feed(self, data: bytes) -> None:
-        if self._skip >= len(data):
-            self._skip -= len(data)
-            return
-        self._pending += data[self._skip :]
-        self._skip = 0
-        while self._step():
-            pass
-
-    def check_complete(self) -> None:
-        if self._state != "magic" or self._pending or self._skip:
-            raise CorruptStream("zstd stream ends inside a frame (file truncated)")
-
-    def _take(self, n: int) -> bytes | None:
-        if len(self._pending) < n:
-            return None
-        head, self._pending = self._pending[:n], self._pending[n:]
-        return head
-
-    def _skip_bytes(self, n: int) -> None:
-        dropped = min(n, len(self._pending))
-        self._pending = self._pending[dropped:]
-        self._skip += n - dropped
-
-    def _step(self) -> bool:
-        if self._skip:
-            return False
-        if self._state == "magic":
-            head = self._take(4)
-            if head is None:
-                return False
-            magic = int.from_bytes(head, "little")
-            if magic == self._MAGIC:
-                self._state = "frame_header"
-            elif magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable frame
-                self._state = "skippable"
-            else:
-                raise CorruptStream(f"not a zstd frame (magic {magic:#010x})")
-            return True
-        if self._state == "skippable":
-            head = self._take(4)
-            if head is None:
-                return False
-            self._skip_bytes(int.from_bytes(head, "little"))
-            self._state = "magic"
-            return True
-        if self._state == "frame_header":
-            if not self._pending:
-                return False
-            descriptor = self._pending[0]
-            single_segment = descriptor >> 5 & 1
-            fcs_size = [1 if single_segment else 0, 2, 4, 8][descriptor >> 6]
-            header_size = 1 + (0 if single_segment else 1) + [0, 1, 2, 4][descriptor & 3] + fcs_size
-            if self._take(header_size) is None:
-                return False
-            self._checksum = bool(descriptor >> 2 & 1)
-            self._state = "block"
-            return True
-        head = self._take(3)  # block header
-        if head is None:
-            return False
-        value = int.from_bytes(head, "little")
-        last, block_type, size = value & 1, value >> 1 & 3, value >> 3
-        if block_type == 3:
-            raise CorruptStream("reserved zstd block type")
-        self._skip_bytes(1 if block_type == 1 else size)
-        if last:
-            if self._checksum:
-                self._skip_bytes(4)
-            self._state = "magic"
-        return True
+        counter = CountingReader(raw, path)
+        chunks = MemberDecoder(counter, compression).chunks() if compression else _plain_chunks(counter)
+        yield DecodedStream(chunks, counter)

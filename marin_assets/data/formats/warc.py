@@ -1,7 +1,9 @@
 """WARC (plain or gzip): response and resource records become HTML/text documents.
 
 fastwarc returns a record cut short by the end of the file without complaint, so the payload
-length is compared with Content-Length here.
+length is compared with Content-Length here. After a corrupt record or gzip member, reading resumes
+at the next record start ("WARC/1." / the next gzip member) with one `corrupt_stream` record for
+the gap: its bytes are known for warc.gz (member to member), unknown for plain WARC.
 """
 
 from __future__ import annotations
@@ -12,38 +14,74 @@ from collections.abc import Iterator
 import fsspec
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
+from marin_assets.data.file_errors import loss_detail
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.streams import CountingReader
+from marin_assets.data.formats.streams import GZIP_MAGIC, CountingReader
 
 _DOCUMENT_RECORDS = WarcRecordType.response | WarcRecordType.resource
 _CONTENT_TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "text"}
 
 
+_WARC_MAGIC = b"WARC/1."
+_SCAN = 1 << 20
+
+
 def read_warc(path: str, *, source: str, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
     """Yield one record per response/resource record (request, metadata, warcinfo are not documents)."""
     seen_any = False
-    last_position = 0
+    base = 0  # where the current ArchiveIterator started (0, or the resume point after damage)
     with fsspec.open(path, "rb") as raw:
-        counter = CountingReader(raw, path)
-        records = ArchiveIterator(counter, record_types=_DOCUMENT_RECORDS, parse_http=True)
-        try:
-            for record in records:
-                seen_any = True
-                last_position = record.stream_pos
-                yield _to_document(record, path, source, max_record_bytes)
-        except OSError as exc:  # fastwarc's error for bad headers and broken compression
-            where = f"after the record at byte {last_position}" if seen_any else "in the first record"
-            yield r.quarantine(path, last_position, r.CORRUPT_STREAM, f"{exc} ({where})")
-            return
-    if not seen_any:
+        magic = GZIP_MAGIC if raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC else _WARC_MAGIC
+        while True:
+            raw.seek(base)
+            counter = CountingReader(raw, path)
+            last_position = None
+            try:
+                for record in ArchiveIterator(counter, record_types=_DOCUMENT_RECORDS, parse_http=True):
+                    seen_any = True
+                    last_position = base + record.stream_pos
+                    yield _to_document(record, path, source, max_record_bytes, base)
+                break
+            except OSError as exc:  # fastwarc's error for bad headers and broken compression
+                good = last_position if last_position is not None else base - 1
+                bad_start = _next_start(raw, good + 1, magic) if magic == GZIP_MAGIC else None
+                resume = _next_start(raw, max(good, bad_start or 0) + 1, magic)
+                where = f"after the record at byte {last_position}" if last_position is not None else f"at byte {base}"
+                lost = (resume if resume is not None else _size(raw)) - bad_start if bad_start is not None else None
+                detail = f"{exc} ({where}); " + (f"resumed at byte {resume}" if resume is not None else "nothing after it")
+                offset = bad_start if bad_start is not None else max(good, 0)
+                yield r.quarantine(path, offset, r.CORRUPT_STREAM,
+                                   f"{detail}; {loss_detail(lost, None) if lost is not None else 'lost unknown bytes'}")
+                if resume is None:
+                    return
+                base = resume
+    if not seen_any and base == 0:
         # Either no bytes at all, or a WARC without a single document record: both are worth a look.
         yield r.quarantine(path, 0, r.EMPTY_FILE, "" if counter.position == 0 else "no response/resource records")
 
 
-def _to_document(record, path: str, source: str, max_record_bytes: int) -> RawRecord | QuarantinedRecord:
-    offset = record.stream_pos
+def _next_start(raw, start: int, magic: bytes) -> int | None:
+    """Offset of the first `magic` at or after `start` (a record or gzip member start), or None."""
+    pos, tail = start, b""
+    raw.seek(start)
+    while data := raw.read(_SCAN):
+        window = tail + data
+        found = window.find(magic)
+        if found >= 0:
+            return pos - len(tail) + found
+        tail = window[-(len(magic) - 1) :]
+        pos += len(data)
+    return None
+
+
+def _size(raw) -> int:
+    return raw.seek(0, 2)
+
+
+def _to_document(record, path: str, source: str, max_record_bytes: int, base: int) -> RawRecord | QuarantinedRecord:
+    offset = base + record.stream_pos
     expected = record.content_length  # payload bytes left after the HTTP headers, from Content-Length
     if expected > max_record_bytes:
         record.reader.consume()
