@@ -95,6 +95,7 @@ class RecordCleaner:
             return row
         outcome = run_filters(text, self.recipe.filters)
         if "line_removed_frac" in outcome.stats:  # what line rules removed, per document (kept or not)
+            metadata = json.loads(row["metadata"] or "{}")
             metadata.update({k: outcome.stats[k] for k in ("line_removed_frac", "line_removed_chars")})
             row["metadata"] = json.dumps(metadata, sort_keys=True)
         if not outcome.kept:

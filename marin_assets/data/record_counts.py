@@ -4,16 +4,14 @@ counts_conserve compares this count with the rows the cleaning job wrote (kept +
 quarantined), so a reader or a cleaner that drops records fails the check. The counters follow
 the readers' documented conventions, not their code: one record per JSONL line (blank and
 over-long lines included), per Parquet row (file metadata), per WARC response/resource record,
-per HTML file; an empty or unopenable file is one (quarantined) record, and a file whose
-compression breaks part-way counts what decoded before the break plus one for the rest.
+per HTML file; an empty or unopenable file is one (quarantined) record, and each damaged
+gzip member / zstd frame is one record (reading resumes at the next one).
 
 A new format is one counter function registered here under its SourceFormat.
 """
 
 from __future__ import annotations
 
-import gzip
-import zlib
 from dataclasses import dataclass
 from collections.abc import Callable
 
@@ -71,40 +69,28 @@ def _plain_lines(uri: str, spec: SourceSpec) -> int:
     return lines.total()
 
 
-@counts_records(SourceFormat.JSONL_GZ)
-def _gzip_lines(uri: str, spec: SourceSpec) -> int:
-    # gzip checks a member's CRC only at its end: the stdlib's GzipFile returns what it decoded
-    # before that (read1: one decode step at a time), so a damaged member counts like it reads.
-    lines = _Lines()
-    with fsspec.open(uri, "rb") as raw, gzip.GzipFile(fileobj=raw) as f:
-        try:
-            while chunk := f.read1(_CHUNK):
+@counts_records(SourceFormat.JSONL_GZ, SourceFormat.JSONL_ZST)
+def _compressed_lines(uri: str, spec: SourceSpec) -> int:
+    """Lines of the decompressed stream, member by member (gzip) or frame by frame (zstd).
+
+    The readers resume after a damaged member/frame and report the damage as one record, the
+    partial line before it included; decompression (not parsing) is shared with them, so the
+    count still checks that every line and every damage became a record.
+    """
+    from marin_assets.data.formats.streams import CountingReader, Damage, MemberDecoder
+
+    compression = "gzip" if spec.format == SourceFormat.JSONL_GZ else "zstd"
+    lines, damages = _Lines(), 0
+    with fsspec.open(uri, "rb") as raw:
+        for chunk in MemberDecoder(CountingReader(raw, uri), compression).chunks():
+            if isinstance(chunk, Damage):
+                damages += 1
+                lines._open_line = False  # the partial line before the damage is part of its record
+            else:
                 lines.feed(chunk)
-        except (EOFError, zlib.error, gzip.BadGzipFile):
-            return lines.total(broken=True)
+    if damages:
+        return lines.lines + damages + int(lines._open_line)
     return lines.total()
-
-
-@counts_records(SourceFormat.JSONL_ZST)
-def _zstd_lines(uri: str, spec: SourceSpec) -> int:
-    """Frame by frame; a file that ends inside a frame was cut short (a break)."""
-    import zstandard
-
-    lines = _Lines()
-    decoder, in_frame = zstandard.ZstdDecompressor().decompressobj(), False
-    with fsspec.open(uri, "rb") as f:
-        try:
-            while chunk := f.read(_CHUNK):
-                while chunk:
-                    in_frame = True
-                    lines.feed(decoder.decompress(chunk))
-                    chunk = b""
-                    if decoder.eof:  # frame done: what is left of the chunk starts the next one
-                        chunk, in_frame = decoder.unused_data, False
-                        decoder = zstandard.ZstdDecompressor().decompressobj()
-        except zstandard.ZstdError:
-            return lines.total(broken=True)
-    return lines.total(broken=in_frame)
 
 
 @counts_records(SourceFormat.PARQUET)
@@ -124,17 +110,47 @@ def _parquet_rows(uri: str, spec: SourceSpec) -> int:
 
 @counts_records(SourceFormat.WARC, SourceFormat.WARC_GZ)
 def _warc_documents(uri: str, spec: SourceSpec) -> int:
+    """Response/resource records; a damaged stretch is one record, and counting resumes where the
+    WARC convention says reading does: the next gzip member after the damaged one (warc.gz), or
+    the next "WARC/1." after the last good record (plain)."""
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
     documents = WarcRecordType.response | WarcRecordType.resource
-    count = 0
+    count, base, damaged = 0, 0, False
     with fsspec.open(uri, "rb") as f:
-        try:
-            for _ in ArchiveIterator(f, record_types=documents, parse_http=False):
-                count += 1
-        except OSError:
-            return count + 1
-    return count or 1  # no document record: one quarantined record
+        magic = _GZIP_MAGIC if f.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC else _WARC_MAGIC
+        while True:
+            f.seek(base)
+            last = None
+            try:
+                for record in ArchiveIterator(f, record_types=documents, parse_http=False):
+                    count, last = count + 1, base + record.stream_pos
+                break
+            except OSError:
+                count, damaged = count + 1, True
+                good = last if last is not None else base - 1
+                bad_start = _find(f, good + 1, magic) if magic == _GZIP_MAGIC else None
+                resume = _find(f, max(good, bad_start or 0) + 1, magic)
+                if resume is None:
+                    break
+                base = resume
+    return count if (count or damaged) else 1  # no document record at all: one quarantined record
+
+
+_GZIP_MAGIC, _WARC_MAGIC = b"\x1f\x8b\x08", b"WARC/1."  # as the readers (formats.streams)
+
+
+def _find(f, start: int, magic: bytes) -> int | None:
+    """Offset of the first `magic` at or after `start`, or None."""
+    pos, tail = start, b""
+    f.seek(start)
+    while data := f.read(_CHUNK):
+        window = tail + data
+        found = window.find(magic)
+        if found >= 0:
+            return pos - len(tail) + found
+        tail, pos = window[-(len(magic) - 1):], pos + len(data)
+    return None
 
 
 @counts_records(SourceFormat.HTML_DIR)

@@ -78,3 +78,27 @@ def test_conservation_names_what_was_lost():
     assert not conservation(11, 11, {**rows, "documents": 9}).passed
     missing = conservation(None, 11, rows)
     assert not missing.passed and "reader_counts.json missing" in missing.message
+
+
+@pytest.mark.parametrize("name", ["junk.warc", "cut.warc.gz", "garbage_between_members.warc.gz",
+                                  "damaged_member.jsonl.gz"])
+def test_counter_follows_the_readers_resync_after_damage(tmp_path, name):
+    """Readers resume after damage (next WARC record / gzip member); the counter counts the same records."""
+    import gzip
+
+    from marin_assets_tests.data.test_readers import read_all, spec, warc_bytes
+
+    plain, members = warc_bytes(2), warc_bytes(2, gz=True)
+    lines = [gzip.compress(b'{"id": "%d", "text": "t"}\n' % i, mtime=0) for i in range(4)]
+    data = {
+        "junk.warc": (plain + b"this is not a WARC header\r\n\r\n" + plain, "warc"),
+        "cut.warc.gz": (warc_bytes(3, gz=True)[:-40], "warc.gz"),
+        "garbage_between_members.warc.gz": (members + b"garbage bytes here" + members, "warc.gz"),
+        "damaged_member.jsonl.gz": (lines[0] + lines[1][:10] + b"\x00" * 8 + lines[1][18:] + lines[2] + lines[3],
+                                    "jsonl.gz"),
+    }[name]
+    (tmp_path / name).write_bytes(data[0])
+    source = spec(tmp_path, data[1])
+    ok, bad = read_all(tmp_path / name, source)
+    assert bad, "the file must really be damaged"
+    assert count_records(str(tmp_path / name), source) == len(ok) + len(bad)
