@@ -21,7 +21,7 @@ SENTENCES = [
 def test_every_measured_rule_is_a_rule_its_filter_returns():
     for key in MEASURES:
         name, rule = key.split(":", 1)
-        source = inspect.getsource(MODULES[name].check)
+        source = inspect.getsource(MODULES[name])  # the filter module (C4's check delegates to filter_lines)
         assert f'"{rule}"' in source or f'"{re.sub(r"\d+", "{n}", rule)}"' in source, key
 
 
@@ -34,7 +34,7 @@ def test_rejections_carry_the_value_that_tripped_them():
     short = run_filters(words, settings)
     assert short.reason == "gopher_quality:gopher_short_doc" and short.value == 30 < settings.gopher_quality.min_doc_words
 
-    few = run_filters("\n".join(SENTENCES[:4]) + "\nand a line without an end", settings)
+    few = run_filters("\n".join(SENTENCES[:4]), settings)
     assert few.reason == "c4:too_few_sentences" and few.value == 4 < settings.c4.min_num_sentences
 
 
