@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import dagster as dg
 from pydantic import Field
+
+
+_LOOPBACK_MASTER = re.compile(r"spark://(127\.0\.0\.1|localhost)(:\d+)?$")
 
 
 class SparkResource(dg.ConfigurableResource):
@@ -18,7 +22,8 @@ class SparkResource(dg.ConfigurableResource):
         # Spark's Python workers must run this environment's interpreter (else: PYTHON_VERSION_MISMATCH).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        if self.master.startswith("local"):
+        if self.master.startswith("local") or _LOOPBACK_MASTER.match(self.master):
+            # driver and executors on this machine: talk over loopback, never the LAN address
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         from pyspark.sql import SparkSession
 
