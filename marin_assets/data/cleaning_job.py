@@ -1,9 +1,10 @@
-"""The Spark cleaning job: one source's files -> cleaned / rejected / quarantined Parquet + counts.
+"""The Spark cleaning job: sources' files -> cleaned / rejected / quarantined Parquet + counts.
 
 files (list_source_files) -> records (read_file, inside Spark) -> RecordCleaner (extraction,
-normalisation, language, filters, dedup keys; mapInPandas) -> exact dedup (smallest id per key)
--> near dedup (LSH band buckets in Spark, union-find on the candidate pairs, smallest id per
-cluster) -> deterministic Parquet files. Counts conserve: records in = kept + rejected + quarantined.
+normalisation, language, filters, dedup keys; mapInPandas) -> dedup decisions in Spark
+(spark_dedup: exact keys, then LSH buckets and connected components; the smallest (id, source)
+survives; within each source or across all, by recipe.dedup.scope) -> deterministic Parquet files. A duplicate's rejected row names the kept document (kept_id,
+kept_source). Counts conserve: records in = kept + rejected + quarantined.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from collections import Counter
 from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECTED_SCHEMA
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
-from marin_assets.data.dedup import cluster_representatives
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files, read_file, relative_name
 from marin_assets.data.sources import SourceSpec
+from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_buckets and near_duplicates: public for checks
+    EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions, lsh_buckets, near_duplicates,
+)
 
-EXACT_DUPLICATE = "dedup:exact_duplicate"
-NEAR_DUPLICATE = "dedup:near_duplicate"
 RECORD_SCHEMA = ("kind string, id string, url string, content string, content_type string, metadata string, "
                  "raw_length long, file string, offset long, reason string, excerpt string")  # fmt: skip
 ROW_SCHEMA = ("status string, id string, url string, text string, metadata string, raw_length long, "
@@ -37,79 +38,67 @@ def _read_records(spec: SourceSpec, max_record_bytes: int):
     return read
 
 
-def lsh_buckets(docs):
-    """LSH buckets with more than one document: (band, key, rep = smallest id, ids)."""
+def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe):
+    """One source's records as cleaned rows (ROW_SCHEMA + source), computed on the executors."""
     from pyspark.sql import functions as F
 
-    return (
-        docs.where(F.col("bands").isNotNull())
-        .select("id", F.posexplode("bands").alias("band", "key"))
-        .groupBy("band", "key")
-        .agg(F.min("id").alias("rep"), F.collect_set("id").alias("ids"))
-        .where(F.size("ids") > 1)
-    )
-
-
-def near_duplicate_ids(docs) -> list[str]:
-    """ids to drop as near duplicates: all but the smallest id of each LSH-connected cluster.
-
-    Each bucket contributes star edges (rep, member), so the pairs collected are O(documents).
-    """
-    from pyspark.sql import functions as F
-
-    buckets = lsh_buckets(docs)
-    edges = buckets.select("rep", F.explode("ids").alias("id")).where(F.col("id") != F.col("rep")).distinct()
-    pairs = [(r["rep"], r["id"]) for r in edges.collect()]
-    return sorted(cluster_representatives(pairs))
-
-
-def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) -> dict:
-    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats."""
     files = list_source_files(spec)
     if not files:
         raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
     records = spark.sparkContext.parallelize(files, len(files)).flatMap(
         _read_records(spec, recipe.max_record_bytes)
     )
-    raw = spark.createDataFrame(records, RECORD_SCHEMA)
+    raw = spark.createDataFrame(records, RECORD_SCHEMA)  # from an RDD: the records stay on the executors
     if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
         raw = raw.repartition(recipe.spark.partitions)
     cleaner = RecordCleaner(recipe)
-    rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
+    return raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
+
+
+def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) -> dict:
+    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats."""
+    return clean_sources(spark, [spec], recipe, {spec.name: out_dir})[spec.name]
+
+
+def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_dirs: dict[str, str]) -> dict:
+    """Clean `specs` in one Spark job, dedup by recipe.dedup.scope (within each source, or across all
+    of them), and write the sources named in out_dirs; the others only take part in global dedup."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    rows = reduce(lambda a, b: a.unionByName(b), [_source_rows(spark, spec, recipe) for spec in specs]).persist()
     try:
-        return _dedup_and_write(spark, spec, recipe, rows, out_dir)
+        dedup = recipe.dedup
+        decisions = duplicate_decisions(rows.where(F.col("status") == KEPT), dedup.scope, dedup.exact,
+                                        dedup.near).persist()  # fmt: skip
+        try:
+            return {name: _write_source(rows, decisions, name, recipe, out_dir) for name, out_dir in out_dirs.items()}
+        finally:
+            decisions.unpersist()
     finally:
         rows.unpersist()
 
 
-def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_dir: str) -> dict:
-    from pyspark.sql import Window
+def _write_source(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str) -> dict:
     from pyspark.sql import functions as F
 
-    all_kept = kept = rows.where(F.col("status") == KEPT)
-    dropped = spark.createDataFrame([], "id string, dup_reason string")
-    if recipe.dedup.exact:
-        first = F.min("id").over(Window.partitionBy("exact_key"))
-        marked = kept.withColumn("_first", first)
-        exact = marked.where(F.col("id") != F.col("_first")).select("id", F.lit(EXACT_DUPLICATE).alias("dup_reason"))
-        dropped = dropped.unionByName(exact)
-        kept = marked.where(F.col("id") == F.col("_first")).drop("_first")
-    if recipe.dedup.near:
-        near_ids = near_duplicate_ids(kept)
-        if near_ids:
-            near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
-            dropped = dropped.unionByName(near)
-    dropped = dropped.persist()
-    source = F.lit(spec.name).alias("source")
-    doc_cols = [F.col("id"), source, "url", "text", "metadata", "raw_length"]
+    rows = all_rows.where(F.col("source") == name)
+    dropped = decisions.where(F.col("source") == name).drop("source")
+    all_kept = rows.where(F.col("status") == KEPT)
+    doc_cols = ["id", "source", "url", "text", "metadata", "raw_length"]
+    no_kept = [F.lit(None).cast("string").alias("kept_id"), F.lit(None).cast("string").alias("kept_source")]
     final_kept = all_kept.join(dropped, "id", "left_anti").select(*doc_cols)
-    dup_rows = all_kept.join(dropped, "id").select(*doc_cols, F.col("dup_reason").alias("reason"))
-    rejected = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason").unionByName(dup_rows)
-    quarantined = rows.where(F.col("status") == QUARANTINED).select(source, "file", "offset", "reason", "excerpt")
+    dup_rows = all_kept.join(dropped, "id").select(*doc_cols, F.col("dup_reason").alias("reason"), "kept_id",
+                                                   "kept_source")  # fmt: skip
+    rejected = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason", *no_kept).unionByName(dup_rows)
+    quarantined = rows.where(F.col("status") == QUARANTINED).select("source", "file", "offset", "reason", "excerpt")
 
-    counts = Counter({(r["status"], r["reason"]): r["count"] for r in rows.groupBy("status", "reason").count().collect()})
+    # Bounded results only: one row per rule / quarantine code (a reason's detail after ':' stays out).
+    rule = F.when(F.col("status") == QUARANTINED, F.substring_index("reason", ":", 1)).otherwise(F.col("reason"))
+    by_rule = rows.groupBy("status", rule.alias("rule")).count().collect()
+    counts = Counter({(r["status"], r["rule"]): r["count"] for r in by_rule})
     dup_counts = Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
-    dropped.unpersist()
     n_duplicates = sum(dup_counts.values())
     n_rejected = sum(c for (status, _), c in counts.items() if status == REJECTED) + n_duplicates
 
