@@ -18,3 +18,16 @@ def require_cleared(storage: Storage, source: str) -> None:
     if verdict["cleared"] is not True:
         problems = "; ".join(verdict["problems"]) or "no compliance verdict"
         raise SourceNotCleared(f"source {source!r} is not cleared for use, refusing to clean it: {problems}")
+
+
+def dedup_peers(storage: Storage, source: str, scope: str, names: list[str]) -> list[str]:
+    """The other sources a source's dedup runs against: none (scope source), or every other source
+    whose raw inventory is committed and cleared (scope global; uncleared sources never take part)."""
+    if scope == "source":
+        return []
+    peers = []
+    for name in sorted(names):
+        if name != source and storage.is_committed(layout.RAW, name):
+            if compliance_from_inventory(read_inventory(storage, name), name)["cleared"] is True:
+                peers.append(name)
+    return peers
