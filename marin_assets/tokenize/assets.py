@@ -10,7 +10,7 @@ from marin_assets.governance.recording import record_output
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.storage import StorageResource
 from marin_assets.tokenize import (
-    encoding, mixture_build, mixture_plan, recipes, shards, tokenize_job, tokenizer_files,
+    encoding, mixture_build, mixture_plan, mixture_stream, recipes, shards, tokenize_job, tokenizer_files,
 )
 from marin_assets.tokenize.encoding import EncodeSettings
 from marin_assets.tokenize.mixture_build import build_mixture, mixture_data_version
@@ -26,7 +26,7 @@ ALL_MIXTURES = {name: recipes.load_mixture_recipe(name) for name in recipes.mixt
 
 TOKENIZER_VERSION = code_version(TOKENIZER_RECIPE.tokenizer, tokenizer_files)
 TOKENIZED_VERSION = code_version(TOKENIZER_RECIPE, encoding, shards, tokenize_job)
-MIXTURE_VERSION = code_version(ALL_MIXTURES, mixture_plan, mixture_build, shards)
+MIXTURE_VERSION = code_version(ALL_MIXTURES, mixture_plan, mixture_build, mixture_stream, shards)
 
 
 def _document_rows(storage, sources: list[str]):

@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from marin_assets.data.cleaning_job import EXACT_DUPLICATE, clean_sources
+from marin_assets.data.readers import list_source_files
 from marin_assets.data.sources import SourceSpec, load_sources
 from marin_assets_tests.data.test_cleaning_job import _recipe
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def _sample_documents() -> dict[str, dict]:
     """The clean documents of the dirty_web sample (the lines that are valid JSON objects)."""
-    path = load_sources().get("dirty_web").uri
+    [path] = list_source_files(load_sources().get("dirty_web"))
     docs = {}
     for line in gzip.open(path, "rb"):
         try:
