@@ -26,6 +26,8 @@ def _data_files(ws, stage: str) -> dict[str, str]:
 
 def test_cleaning_and_tokenization_on_the_cluster_equal_local(spark_cluster, tmp_path, monkeypatch):
     ws = make_workspace(tmp_path / "ws")
+    recipe = ws.recipes_dir / "tokenizer.yaml"  # train the tokenizer on the one cleaned source
+    recipe.write_text(recipe.read_text().replace("sources: null", f"sources: [{SOURCE}]"))
     monkeypatch.setenv("MARIN_SPARK_MASTER", "local[2]")
     ws.materialize("raw_corpus,cleaned_documents", SOURCE)
     ws.materialize("tokenizer", None)
@@ -35,13 +37,12 @@ def test_cleaning_and_tokenization_on_the_cluster_equal_local(spark_cluster, tmp
     assert any(name.startswith("shard-") for name in local[layout.TOKENIZED])
 
     monkeypatch.setenv("MARIN_SPARK_MASTER", spark_cluster.master_url)
-    ws.materialize("cleaned_documents", SOURCE)
-    ws.materialize("tokenized_source", SOURCE)
+    ws.materialize("cleaned_documents,tokenized_source", SOURCE)
     assert {stage: _data_files(ws, stage) for stage in local} == local
 
-    # Both jobs ran as applications of the cluster, on executors of both workers' JVMs.
+    # The run's Spark session was an application of the cluster, with executors in both workers' JVMs.
     status = spark_cluster.status()
     apps = status["completedapps"] + status["activeapps"]  # an exited driver's app may still be closing
-    assert len(apps) == 2 and all(app["name"] == "marin_assets" for app in apps)
+    assert [app["name"] for app in apps] == ["marin_assets"]
     executor_dirs = [d for d in spark_cluster.state_dir.glob("work-*/app-*/*") if d.is_dir()]
     assert {d.parents[1].name for d in executor_dirs} == {"work-0", "work-1"}
