@@ -60,21 +60,25 @@ class PeakRss:
         me = psutil.Process()
         while not self._stop.wait(0.2):
             driver = executors = 0
-            try:
-                for proc in [me, *me.children(recursive=True)]:
-                    cmd = " ".join(proc.cmdline())
-                    rss = proc.memory_info().rss
-                    if any(m in cmd for m in EXECUTOR_MARKERS):
-                        executors += rss
-                    elif proc.pid == me.pid or "java" in proc.name():
-                        driver += rss
-                for proc in psutil.process_iter(["cmdline"]):  # cluster executors are the workers' children
-                    cmd = " ".join(proc.info["cmdline"] or [])
-                    if "CoarseGrainedExecutorBackend" in cmd and _belongs_to_bench(proc):
-                        executors += proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(True))
-            except (psutil.NoSuchProcess, psutil.AccessDenied):
-                continue
+            for proc in [me, *_safe(me.children, True, default=[])]:
+                cmd, rss = " ".join(_safe(proc.cmdline, default=[])), _safe(lambda p=proc: p.memory_info().rss)
+                if any(m in cmd for m in EXECUTOR_MARKERS):
+                    executors += rss
+                elif proc.pid == me.pid or "java" in cmd.split(" ", 1)[0]:
+                    driver += rss
+            for proc in psutil.process_iter(["cmdline"]):  # cluster executors are the workers' children
+                if "CoarseGrainedExecutorBackend" in " ".join(proc.info["cmdline"] or []) and _belongs_to_bench(proc):
+                    tree = [proc, *_safe(proc.children, True, default=[])]
+                    executors += sum(_safe(lambda p=p: p.memory_info().rss) for p in tree)
             self.driver, self.executors = max(self.driver, driver), max(self.executors, executors)
+
+
+def _safe(fn, *args, default=0):
+    """A process may exit between listing and reading it (Spark's Python workers come and go)."""
+    try:
+        return fn(*args)
+    except psutil.Error:
+        return default
 
 
 _BENCH_WORK_DIRS: list[str] = []
@@ -91,7 +95,7 @@ def run_size(n: int, master: str, corpus_root: Path, work: Path) -> list[dict]:
     corpus = corpus_root / str(n)
     if not corpus.exists():
         build(n, corpus)
-    mb = sum(f.stat().st_size for f in corpus.glob("*.jsonl.gz")) / 1e6  # compressed input
+    mb = sum(f.stat().st_size for f in corpus.glob("*.jsonl.gz")) / 1e6  # MB/s: of the gzipped input files
     spark = SparkResource(master=master, conf={"spark.sql.shuffle.partitions": "4"}).get_session()
     spark.sparkContext.setLogLevel("ERROR")
     store, rows = Storage(str(work)), []
@@ -158,7 +162,7 @@ def main() -> None:
             a = next(r for r in rows if r["N"] == lo and r["master"] == master and r["stage"] == stage_name)
             b = next(r for r in rows if r["N"] == hi and r["master"] == master and r["stage"] == stage_name)
             print(f"{master} {stage_name}: per-doc cost N={hi} vs N={lo}: {(b['s'] / b['docs']) / (a['s'] / a['docs']):.2f}x"
-                  f" (target <= 1.2x); driver peak RSS {b['driver MB'] / a['driver MB']:.2f}x (target <= 1.2x)")
+                  f" (target <= 1.2x); driver peak RSS {b['driver MB'] / max(a['driver MB'], 1e-9):.2f}x (target <= 1.2x)")
 
 
 if __name__ == "__main__":
