@@ -4,7 +4,7 @@ Word 5-grams of the lower-cased text, 112 permutations, 14 bands x 8 rows, seed 
 from the same in-memory documents and end with the same decision rule: candidate pairs (documents
 sharing a band) are clustered with union-find and all but the smallest id of a cluster are removed.
 Ours: MinHasher.signatures + band_key_matrix on batches (what the Spark job's mapInArrow runs),
-lsh_star_edges (the edges near_duplicate_ids gathers in Spark) and cluster_representatives.
+lsh_star_edges (the edges near_duplicates builds in Spark) and cluster_representatives.
 Peer: datasketch MinHash(update_batch, permutations shared across documents) + MinHashLSH query +
 insert per document.
 
@@ -104,11 +104,12 @@ def check_same_rule(peer_removed, peer_pairs, peer_signatures) -> None:
 
 
 def run_spark(corpus: Path, expected_removed: set[str], peer_rate: float) -> None:
-    """The Spark job's path (mapInArrow band keys, near_duplicate_ids), local[2]; must remove the same ids.
+    """The Spark job's path (mapInArrow band keys, near_duplicates: components in Spark), local[2]; must remove
+    the same ids (collected here to compare; the job itself never collects them).
 
     It starts from the JSONL files (Spark reads them), so it also pays for parsing and Arrow transfer.
     """
-    from marin_assets.data.cleaning_job import near_duplicate_ids
+    from marin_assets.data.cleaning_job import near_duplicates
     from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
     from marin_assets.data.cleaning_rows import lsh_band_batches
     from marin_assets.resources.spark import SparkResource
@@ -117,6 +118,9 @@ def run_spark(corpus: Path, expected_removed: set[str], peer_rate: float) -> Non
     spark = SparkResource(master="local[2]", conf={"spark.driver.memory": "4g"}).get_session()
     spark.sparkContext.setLogLevel("ERROR")
     docs = spark.read.schema("id string, text string").json(str(corpus))
+    def near_duplicate_ids(frame) -> list[str]:
+        return [r["member"] for r in near_duplicates(frame).collect()]
+
     near_duplicate_ids(docs.limit(500).mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>"))  # warm-up
     start = time.perf_counter()
     removed = near_duplicate_ids(docs.mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>"))

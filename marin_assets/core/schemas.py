@@ -3,7 +3,7 @@
 import pyarrow as pa
 
 # One row per document after ingest; the same schema for kept, rejected and quarantined rows
-# (rejected adds `reason`; quarantined rows may have empty text and always a reason).
+# (rejected adds `reason` and, for duplicates, `kept_id`/`kept_source`; quarantined rows may have empty text and always a reason).
 DOCUMENT_SCHEMA = pa.schema(
     [
         pa.field("id", pa.string(), nullable=False),
@@ -15,7 +15,12 @@ DOCUMENT_SCHEMA = pa.schema(
     ]
 )
 
-REJECTED_SCHEMA = DOCUMENT_SCHEMA.append(pa.field("reason", pa.string(), nullable=False))
+# A duplicate's row also names the document kept in its place (null for other rejections).
+REJECTED_SCHEMA = (
+    DOCUMENT_SCHEMA.append(pa.field("reason", pa.string(), nullable=False))
+    .append(pa.field("kept_id", pa.string()))
+    .append(pa.field("kept_source", pa.string()))
+)
 
 QUARANTINE_SCHEMA = pa.schema(
     [

@@ -2,6 +2,12 @@
 
 cleaned_documents[source] writes cleaned/<source>/{documents,rejected,quarantine}/part-*.parquet and
 stats.json (per-rule counts). It refuses a source whose raw inventory is not cleared for use.
+
+With dedup scope `global` a partition's result depends on every cleared source: the partition then
+depends on all raw_corpus partitions (so a new or changed source makes every partition stale) and
+its Spark job cleans the peers too, dedups across all of them, and writes only its own source. The
+answer is the same whichever partitions run and in whichever order, at the price of cleaning the
+peers again per partition (a single-run backfill writing every partition would share that work).
 """
 
 import dagster as dg
@@ -11,7 +17,7 @@ from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
 from marin_assets.data import cleaning_job, file_errors
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.clean_source_gate import require_cleared
+from marin_assets.data.clean_source_gate import dedup_peers, require_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.record_counts import conservation
@@ -27,6 +33,10 @@ TABLES = ("documents", "rejected", "quarantine")
 # The job and everything it imports: readers, formats, extraction, language, filters, dedup.
 CODE_VERSION = code_version(load_cleaning_recipe().model_dump(mode="json"), cleaning_job)
 EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
+# scope global: every source's raw corpus feeds every partition's dedup
+RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitionMapping()}[
+    load_cleaning_recipe().dedup.scope
+]
 
 
 @dg.asset(
@@ -34,7 +44,7 @@ EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
     group_name="data",
     code_version=CODE_VERSION,
     kinds={"spark", "parquet"},
-    deps=[dg.AssetDep(raw_corpus, partition_mapping=dg.IdentityPartitionMapping())],
+    deps=[dg.AssetDep(raw_corpus, partition_mapping=RAW_MAPPING)],
     description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",
 )
 def cleaned_documents(
@@ -43,12 +53,15 @@ def cleaned_documents(
     source = context.partition_key
     store = storage.storage
     require_cleared(store, source)
-    spec = load_sources().get(source)
+    sources = load_sources()
     recipe = load_cleaning_recipe()
+    peers = dedup_peers(store, source, recipe.dedup.scope, sources.names)
     session = spark.get_session(context.log)
     with store.atomic_dir(layout.CLEANED, source) as staged:
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
-            stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
+            specs = [sources.get(name) for name in [source, *peers]]
+            stats = cleaning_job.clean_sources(session, specs, recipe, {source: staged.path})[source]
+        stats["dedup_scope"], stats["dedup_against"] = recipe.dedup.scope, peers
         staged.write_json(stats.pop("reader_counts"), READER_COUNTS_NAME)
         examples = stats.pop("rejected_examples")
         staged.write_json(stats, STATS_NAME)

@@ -18,3 +18,12 @@ def require_cleared(storage: Storage, source: str) -> None:
     if not verdict.cleared:
         raise SourceNotCleared(f"source {source!r} is not cleared for use, refusing to clean it: "
                                f"{'; '.join(verdict.messages)}")
+
+
+def dedup_peers(storage: Storage, source: str, scope: str, names: list[str]) -> list[str]:
+    """The other sources a source's dedup runs against: none (scope source), or every other source
+    whose raw inventory is committed and cleared (scope global; uncleared sources never take part)."""
+    if scope == "source":
+        return []
+    return [name for name in sorted(names)
+            if name != source and storage.is_committed(layout.RAW, name) and committed_verdict(storage, name).cleared]

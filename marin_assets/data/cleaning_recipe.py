@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
@@ -30,6 +32,9 @@ class LanguageSettings(Recipe):
 
 
 class DedupSettings(Recipe):
+    scope: Literal["source", "global"] = Field(
+        default="source", description="source: duplicates within each source; global: across all cleared sources"
+    )
     exact: bool = True
     near: bool = True
     shingle_size: int = Field(default=5, ge=1, description="word n-gram size")

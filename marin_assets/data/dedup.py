@@ -232,7 +232,7 @@ def band_keys(signature: np.ndarray, bands: int, rows: int) -> list[int]:
 def lsh_star_edges(band_key_rows: np.ndarray) -> np.ndarray:
     """Candidate edges (rep, member) of in-memory LSH: row indices, rows ordered by document id.
 
-    The same edges as cleaning_job.near_duplicate_ids gathers in Spark: in every band, the rows
+    The same edges as spark_dedup.near_duplicates builds in Spark: in every band, the rows
     sharing a key form a bucket, joined to the bucket's first row (the smallest id); sorted, unique.
     """
     n = len(band_key_rows)

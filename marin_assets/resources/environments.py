@@ -43,14 +43,12 @@ def _production_resources() -> dict:
     return {
         # Required: production never silently falls back to a local folder.
         "storage": StorageResource(root_uri=dg.EnvVar("MARIN_STORAGE_ROOT")),
+        # Spark on Kubernetes (resources/spark_kubernetes.py): executors in MARIN_SPARK_NAMESPACE, driver = step pod
         "spark": SparkResource(
             master=os.environ.get("MARIN_SPARK_MASTER", "k8s://https://kubernetes.default.svc"),
-            conf={
-                "spark.sql.shuffle.partitions": "200",
-                "spark.driver.memory": "8g",
-                "spark.executor.memory": "16g",
-                "spark.hadoop.fs.gs.impl": "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
-            },
+            k8s_namespace=os.environ.get("MARIN_SPARK_NAMESPACE", "marin"),
+            k8s_executor_image=dg.EnvVar("MARIN_SPARK_EXECUTOR_IMAGE"),
+            k8s_service_account=os.environ.get("MARIN_SPARK_SERVICE_ACCOUNT", "marin-dagster"),
         ),
         "tpu_launcher": TpuPodLauncher(
             namespace=dg.EnvVar("MARIN_TPU_NAMESPACE"),

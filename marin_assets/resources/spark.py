@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -10,11 +11,33 @@ from typing import Any
 import dagster as dg
 from pydantic import Field
 
+from marin_assets.resources.spark_kubernetes import KubernetesSpark
+
+
+_LOOPBACK_MASTER = re.compile(r"spark://(127\.0\.0\.1|localhost)(:\d+)?$")
+
 
 class SparkResource(dg.ConfigurableResource):
     master: str = Field(default="local[2]", description="Spark master URL (local[N], spark://, k8s://, yarn)")
     app_name: str = "marin_assets"
-    conf: dict[str, str] = Field(default_factory=dict, description="Extra spark.* settings")
+    conf: dict[str, str] = Field(default_factory=dict, description="Extra spark.* settings (win over the rest)")
+    # k8s:// masters (resources/spark_kubernetes.py): where and as what the executor pods run
+    k8s_namespace: str | None = None
+    k8s_executor_image: str | None = None
+    k8s_service_account: str | None = None
+    driver_host_env: str = Field(default="POD_IP", description="env var with the address executors reach the driver on")
+
+    def session_conf(self) -> dict[str, str]:
+        """Every spark.* setting the session starts with: defaults, the master's needs, then `conf`."""
+        conf = dict(LOCAL_DEFAULTS)
+        if self.master.startswith("k8s://"):
+            missing = [f for f in ("k8s_namespace", "k8s_executor_image", "k8s_service_account") if not getattr(self, f)]
+            if missing:
+                raise ValueError(f"Spark master {self.master} needs {missing} set on the spark resource")
+            k8s = KubernetesSpark(self.k8s_namespace, self.k8s_executor_image, self.k8s_service_account)
+            conf.update(k8s.conf(os.environ.get(self.driver_host_env, "")))
+        conf.update(self.conf)
+        return conf
 
     def get_session(self, log: Any = None):
         """The Spark session; with a logger (context.log), one line before and one after start-up,
@@ -22,12 +45,13 @@ class SparkResource(dg.ConfigurableResource):
         # Spark's Python workers must run this environment's interpreter (else: PYTHON_VERSION_MISMATCH).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        if self.master.startswith("local"):
+        if self.master.startswith("local") or _LOOPBACK_MASTER.match(self.master):
+            # driver and executors on this machine: talk over loopback, never the LAN address
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         from pyspark.sql import SparkSession
 
         builder = SparkSession.builder.master(self.master).appName(self.app_name)
-        for key, value in {**LOCAL_DEFAULTS, **self.conf}.items():
+        for key, value in self.session_conf().items():
             builder = builder.config(key, value)
         started = time.monotonic()
         if log is not None:

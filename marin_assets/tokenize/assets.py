@@ -8,9 +8,10 @@ from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
+from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.storage import StorageResource
 from marin_assets.tokenize import (
-    encoding, mixture_build, mixture_plan, recipes, shards, tokenize_job, tokenizer_files,
+    encoding, mixture_build, mixture_plan, mixture_stream, recipes, shards, tokenize_job, tokenizer_files,
 )
 from marin_assets.tokenize.encoding import EncodeSettings
 from marin_assets.tokenize.mixture_build import build_mixture, mixture_data_version
@@ -26,7 +27,7 @@ ALL_MIXTURES = {name: recipes.load_mixture_recipe(name) for name in recipes.mixt
 
 TOKENIZER_VERSION = code_version(TOKENIZER_RECIPE.tokenizer, tokenizer_files)
 TOKENIZED_VERSION = code_version(TOKENIZER_RECIPE, encoding, shards, tokenize_job)
-MIXTURE_VERSION = code_version(ALL_MIXTURES, mixture_plan, mixture_build, shards)
+MIXTURE_VERSION = code_version(ALL_MIXTURES, mixture_plan, mixture_build, mixture_stream, shards)
 
 
 def _document_rows(storage, sources: list[str]):
@@ -56,17 +57,18 @@ def tokenizer(context: dg.AssetExecutionContext, storage: StorageResource) -> dg
 
 @dg.asset(
     partitions_def=SOURCE_PARTITIONS, group_name="tokenize", code_version=TOKENIZED_VERSION,
-    kinds={"python", "parquet"}, deps=[UPSTREAM, "tokenizer"],
-    description="One source's documents as Parquet shards of token ids (tokens: list<int32>).",
+    kinds={"spark", "parquet"}, deps=[UPSTREAM, "tokenizer"],
+    description="One source's documents as Parquet shards of token ids (tokens: list<int32>), by a Spark job.",
 )
-def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource,
+                     spark: SparkResource) -> dg.MaterializeResult:
     recipe = recipes.load_tokenizer_recipe()
     source, st, tok = context.partition_key, storage.storage, recipe.tokenization
     files = cleaned_document_files(st, source)
     with local_tokenizer_dir(st, recipe.tokenizer.name) as folder, st.atomic_dir(layout.TOKENIZED, source) as staged:
         settings = EncodeSettings(folder, summarize_tokenizer(folder).hash, tok.add_bos, tok.add_eos,
                                   tok.encode_batch_documents)
-        stats = tokenize_source(files, source, staged.path, settings, tok.documents_per_shard, tok.workers)
+        stats = tokenize_source(spark.get_session(), files, source, staged.path, settings, tok.documents_per_shard)
         if stats["documents"] == 0:
             context.log.warning(f"source {source!r} has no documents: wrote no shards")
         staged.write_json(stats, STATS_FILE)

@@ -1,21 +1,21 @@
-"""Build a mixture: read tokenized sources, plan (mixture_plan), write train/validation shards + mixture.json."""
+"""Build a mixture: plan (mixture_plan) from ids + lengths, stream train/validation shards (mixture_stream), mixture.json.
+
+No source is held in memory whole: planning reads ids and lengths shard by shard, writing is an
+external shuffle bounded by one input and one output shard.
+"""
 
 from __future__ import annotations
 
 import posixpath
-
-import numpy as np
-import pyarrow as pa
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import combine_hashes, hash_json
 from marin_assets.core.storage import StagedOutput, Storage, file_hashes
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE, check_same_tokenizer
 from marin_assets.tokenize.mixture_plan import MixturePlan, SourceDocuments, check_sources_known, plan_mixture
+from marin_assets.tokenize.mixture_stream import source_lengths, write_split
 from marin_assets.tokenize.recipes import MixtureRecipe
-from marin_assets.tokenize.shards import (
-    SHARD_PATTERN, document_lengths, read_shards, read_tokenizer_hash, shard_table, write_shard,
-)
+from marin_assets.tokenize.shards import read_tokenizer_hash
 from marin_assets.tokenize.tokenize_job import STATS_FILE
 from marin_assets.tokenize.tokenizer_files import TokenizerSummary
 
@@ -29,48 +29,32 @@ def tokenized_shards(storage: Storage, source: str) -> list[str]:
             if r.startswith("shard-") and r.endswith(".parquet")]
 
 
-def read_sources(storage: Storage, names: list[str], tokenizer_hash: str) -> dict[str, pa.Table]:
-    """Tokenized tables of the sources, after checking every shard came from `tokenizer_hash`."""
-    shard_hashes, tables = {}, {}
+def source_shards(storage: Storage, names: list[str], tokenizer_hash: str) -> dict[str, list[str]]:
+    """Each source's token shards, after checking every shard came from `tokenizer_hash` (footers only)."""
+    shard_hashes, shards = {}, {}
     for name in names:
-        shards = tokenized_shards(storage, name)
-        recorded = {posixpath.basename(s): read_tokenizer_hash(s) for s in shards}
+        shards[name] = tokenized_shards(storage, name)
+        recorded = {posixpath.basename(s): read_tokenizer_hash(s) for s in shards[name]}
         recorded[STATS_FILE] = storage.read_json(layout.TOKENIZED, name, STATS_FILE).get("tokenizer_hash")
         shard_hashes[name] = recorded
-        tables[name] = read_shards(shards)
     check_same_tokenizer(shard_hashes, tokenizer_hash)
-    return tables
+    return shards
 
 
 def build_mixture(storage: Storage, name: str, recipe: MixtureRecipe, tokenizer: TokenizerSummary,
                   tokenizer_uri: str, known_sources: list[str], staged: StagedOutput) -> tuple[dict, MixturePlan]:
     check_sources_known(recipe, known_sources)
     names = sorted(recipe.weights)
-    tables = read_sources(storage, names, tokenizer.hash)
-    documents = [SourceDocuments(n, tables[n].column("id").to_pylist(), document_lengths(tables[n].column("tokens")))
-                 for n in names]
+    shards = source_shards(storage, names, tokenizer.hash)
+    documents = [SourceDocuments(n, *source_lengths(shards[n])) for n in names]  # ids + lengths, not tokens
     plan = plan_mixture(recipe, documents, known_sources)
-
-    combined = pa.concat_tables([tables[n] for n in names]).combine_chunks()
-    first_row = np.concatenate([[0], np.cumsum([tables[n].num_rows for n in names])[:-1]])
     for split, rows in zip(SPLITS, (plan.train_rows, plan.validation_rows), strict=True):
         if rows.size or split == "train":
-            _write_split(combined.take(first_row[rows[:, 0]] + rows[:, 1]), staged, split,
-                         recipe.documents_per_shard, tokenizer.hash)
+            write_split(rows, [shards[n] for n in names], staged.join(split), recipe.documents_per_shard,
+                        tokenizer.hash, staged.storage.fs, write_empty=split == "train")
     info = mixture_info_dict(name, recipe, plan, tokenizer, tokenizer_uri, staged.final_uri)
     staged.write_json(info, MIXTURE_FILE)
     return info, plan
-
-
-def _write_split(table: pa.Table, staged: StagedOutput, split: str, rows_per_shard: int,
-                 tokenizer_hash: str) -> None:
-    folder = staged.join(split)
-    staged.storage.fs.makedirs(folder, exist_ok=True)
-    for i, start in enumerate(range(0, max(table.num_rows, 1), rows_per_shard)):
-        part = table.slice(start, rows_per_shard)
-        shard = shard_table(part.column("id"), part.column("source"), part.column("tokens").combine_chunks(),
-                            tokenizer_hash)
-        write_shard(shard, posixpath.join(folder, SHARD_PATTERN.format(i)))
 
 
 def mixture_info_dict(name: str, recipe: MixtureRecipe, plan: MixturePlan, tokenizer: TokenizerSummary,

@@ -57,11 +57,6 @@ class TokenizationSpec(Recipe):
     add_eos: bool = True
     documents_per_shard: PositiveInt = 20_000
     encode_batch_documents: PositiveInt = 1_000
-    workers: int = Field(
-        default=1, ge=0,
-        description="1 = encode in this process on the tokenizer's own thread pool (all cores; fastest on small "
-                    "machines); N > 1 = a pool of N single-threaded processes, one shard each; 0 = one per core",
-    )
 
 
 class TokenizerRecipe(Recipe):

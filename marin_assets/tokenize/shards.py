@@ -47,7 +47,8 @@ def read_tokenizer_hash(uri: str) -> str | None:
     return value.decode() if value is not None else None
 
 
-def _read_table(uri: str) -> pa.Table:
+def read_shard(uri: str) -> pa.Table:
+    """One shard's rows, with the tokenizer metadata dropped (callers check it first)."""
     with fsspec.open(uri, "rb") as f:
         return pq.read_table(f).replace_schema_metadata(None)
 
@@ -56,7 +57,7 @@ def read_shards(paths: list[str]) -> pa.Table:
     """All rows of the shards, in order, with the tokenizer metadata dropped (callers check it first)."""
     if not paths:
         return TOKENIZED_SCHEMA.empty_table()
-    tables = [_read_table(p) for p in paths]
+    tables = [read_shard(p) for p in paths]
     for path, table in zip(paths, tables, strict=True):
         if not table.schema.equals(TOKENIZED_SCHEMA):
             raise ShardError(f"{path}: schema {table.schema} is not TOKENIZED_SCHEMA")

@@ -142,7 +142,7 @@ def test_lsh_decisions_equal_datasketch_on_the_same_signatures():
 
 @pytest.mark.slow
 def test_in_memory_lsh_removes_what_the_spark_job_removes(spark):
-    from marin_assets.data.cleaning_job import near_duplicate_ids
+    from marin_assets.data.cleaning_job import near_duplicates
 
     rng = np.random.default_rng(0)
     keys = rng.integers(0, 3000, size=(300, 14), dtype=np.int64)  # small key space: shared buckets
@@ -153,4 +153,4 @@ def test_in_memory_lsh_removes_what_the_spark_job_removes(spark):
     edges = lsh_star_edges(keys)
     in_memory = sorted(cluster_representatives((ids[a], ids[b]) for a, b in edges.tolist()))
     assert {"doc-0070", "doc-0170", "doc-0250"} <= set(in_memory) and 20 < len(in_memory) < 200
-    assert near_duplicate_ids(docs) == in_memory
+    assert sorted(r["member"] for r in near_duplicates(docs).collect()) == in_memory

@@ -1,29 +1,49 @@
-"""deployments/spark: each cluster option loads into the resource that uses it."""
+"""Production Spark is the resource production builds (not a side YAML): Kubernetes executors, Dataproc jobs."""
 
 from pathlib import Path
 
+import pytest
 import yaml
 from dagster_gcp import DataprocResource
 
-from marin_assets.resources.spark import SparkResource
+from marin_assets.resources.environments import resources_for
 
-SPARK = Path(__file__).resolve().parents[2] / "deployments" / "spark"
-VALUES = yaml.safe_load((SPARK.parents[0] / "helm" / "values.yaml").read_text())
+DEPLOYMENTS = Path(__file__).resolve().parents[2] / "deployments"
+VALUES = yaml.safe_load((DEPLOYMENTS / "helm" / "values.yaml").read_text())
+RUN_ENV = {e["name"]: e for e in VALUES["dagster-user-deployments"]["deployments"][0]["env"]}
 
 
-def test_spark_on_kubernetes_config_is_a_spark_resource():
-    config = yaml.safe_load((SPARK / "spark-on-k8s.yaml").read_text())
-    resource = SparkResource(**config)
-    assert resource.master.startswith("k8s://")
-    assert all(key.startswith("spark.") and isinstance(value, str) for key, value in resource.conf.items())
-    assert resource.conf["spark.kubernetes.authenticate.driver.serviceAccountName"] == VALUES["serviceAccount"]["name"]
-    # Executors run the same interpreter path as the orchestrator image's environment.
-    dockerfile = (SPARK.parents[0] / "docker" / "Dockerfile.orchestrator").read_text()
-    assert resource.conf["spark.pyspark.python"].startswith("/opt/marin/.venv/")
+@pytest.fixture
+def production_env(monkeypatch):
+    for name, entry in RUN_ENV.items():
+        if "value" in entry:
+            monkeypatch.setenv(name, entry["value"])
+    monkeypatch.setenv("POD_IP", "10.4.2.7")  # what the fieldRef gives the step pod
+
+
+def test_production_spark_runs_executors_on_kubernetes_calling_back_the_pod_ip(production_env):
+    spark = resources_for("production")["spark"].process_config_and_initialize()
+    conf = spark.session_conf()
+    assert spark.master == RUN_ENV["MARIN_SPARK_MASTER"]["value"] and spark.master.startswith("k8s://")
+    assert conf["spark.kubernetes.container.image"] == RUN_ENV["MARIN_SPARK_EXECUTOR_IMAGE"]["value"]
+    assert conf["spark.kubernetes.namespace"] == RUN_ENV["MARIN_SPARK_NAMESPACE"]["value"]
+    assert conf["spark.kubernetes.authenticate.driver.serviceAccountName"] == VALUES["serviceAccount"]["name"]
+    assert conf["spark.driver.host"] == "10.4.2.7" and RUN_ENV["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP"
+    # Executors run the interpreter of the images' locked environment.
+    dockerfile = (DEPLOYMENTS / "docker" / "Dockerfile.orchestrator").read_text()
+    assert conf["spark.pyspark.python"] == "/opt/marin/.venv/bin/python"
     assert "UV_PROJECT_ENVIRONMENT=/opt/marin/.venv" in dockerfile
+    assert all(key.startswith("spark.") and isinstance(value, str) for key, value in conf.items())
+
+
+def test_production_spark_refuses_to_start_without_the_pod_ip(production_env, monkeypatch):
+    monkeypatch.delenv("POD_IP")
+    spark = resources_for("production")["spark"].process_config_and_initialize()
+    with pytest.raises(ValueError, match="POD_IP"):
+        spark.session_conf()
 
 
 def test_dataproc_config_is_a_dataproc_resource():
-    config = yaml.safe_load((SPARK / "dataproc.yaml").read_text())
+    config = yaml.safe_load((DEPLOYMENTS / "spark" / "dataproc.yaml").read_text())
     resource = DataprocResource(**config)
     assert resource.cluster_config_dict["workerConfig"]["numInstances"] >= 2

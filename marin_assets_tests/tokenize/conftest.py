@@ -14,6 +14,7 @@ from marin_assets.core import layout
 from marin_assets.core.schemas import DOCUMENT_SCHEMA
 from marin_assets.core.storage import Storage
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.conftest import TEST_SPARK
 
 SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
 WORDS = ("the data model token source python license free software web page function return value "
@@ -48,7 +49,7 @@ def make_corpus(storage: Storage, documents: int = 400) -> None:
 
 
 def materialize(assets, root: str, partition_key: str | None = None, raise_on_error: bool = True):
-    return dg.materialize(assets, resources={"storage": StorageResource(root_uri=root)},
+    return dg.materialize(assets, resources={"storage": StorageResource(root_uri=root), "spark": TEST_SPARK},
                           partition_key=partition_key, raise_on_error=raise_on_error)
 
 

@@ -7,12 +7,14 @@ import pytest
 from marin_assets.core.hashing import sha256_bytes
 from marin_assets.core.schemas import TOKENIZED_SCHEMA, TOKENIZER_HASH_KEY
 from marin_assets.core.storage import Storage
-from marin_assets.tokenize.encoding import EncodeSettings, encode_documents
+from marin_assets.tokenize.encoding import EncodeSettings, encode_and_write_shard, encode_documents
 from marin_assets.tokenize.recipes import TokenizerSpec
 from marin_assets.tokenize.shards import (
-    ShardError, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
+    SHARD_PATTERN, ShardError, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
 )
-from marin_assets.tokenize.tokenize_job import cleaned_document_files, tokenize_source
+from marin_assets.tokenize.tokenize_job import (
+    cleaned_document_files, iter_documents, merge_histograms, shard_plan, tokenize_source,
+)
 from marin_assets.tokenize.tokenizer_files import TOKENIZER_FILE, build_tokenizer
 from marin_assets_tests.tokenize.conftest import synthetic_texts, write_cleaned_source
 
@@ -55,28 +57,45 @@ def test_shards_record_their_tokenizer_and_are_reproducible(tmp_path, tokenizer_
         write_shard(table.replace_schema_metadata(None), str(tmp_path / "3.parquet"))
 
 
-@pytest.mark.slow  # spawns a process pool
-def test_parallel_and_serial_tokenization_write_identical_shards(tmp_path, tokenizer_dir):
+@pytest.mark.slow  # a Spark job
+def test_spark_tokenization_writes_the_shards_of_an_in_process_encode(spark, tmp_path, tokenizer_dir):
     storage = Storage(str(tmp_path / "root"))
     texts = synthetic_texts("debian_licenses", 230) + [None, ""]
     write_cleaned_source(storage, "debian_licenses", texts, files=3)
     files = cleaned_document_files(storage, "debian_licenses")
     settings = _settings(tokenizer_dir)
-    outputs = {}
-    for workers in (1, 2):
-        out = tmp_path / f"w{workers}"
-        out.mkdir()
-        stats = tokenize_source(files, "debian_licenses", str(out), settings, documents_per_shard=50, workers=workers)
-        outputs[workers] = {p: (out / p).read_bytes() for p in sorted(os.listdir(out))}
-        assert stats["documents"] == len(texts)  # counts conserve, empty documents included
-        assert stats["empty_documents"] == 2
-        assert stats["shards"] == [f"shard-{i:05d}.parquet" for i in range(5)]
-        assert sum(stats["tokens_per_document_histogram"].values()) == len(texts)
-    assert outputs[1] == outputs[2]
-    table = read_shards([str(tmp_path / "w2" / s) for s in stats["shards"]])
+    out, expected = tmp_path / "spark", tmp_path / "in_process"
+    expected.mkdir()
+    stats = tokenize_source(spark, files, "debian_licenses", str(out), settings, documents_per_shard=50)
+    lengths = []
+    for i, batch in enumerate(iter_documents(files, 50)):  # the reference: encode shard by shard, here
+        lengths.append(encode_and_write_shard(str(expected / SHARD_PATTERN.format(i)), batch["id"], "debian_licenses",
+                                              batch["text"], settings))  # fmt: skip
+    assert {p: (out / p).read_bytes() for p in sorted(os.listdir(out))} == {
+        p: (expected / p).read_bytes() for p in sorted(os.listdir(expected))
+    }
+    lengths = np.concatenate(lengths)
+    assert stats["documents"] == len(texts)  # counts conserve, empty documents included
+    assert stats["empty_documents"] == 2
+    assert stats["shards"] == [f"shard-{i:05d}.parquet" for i in range(5)]
+    assert stats["tokens_per_document_histogram"] == length_histogram(lengths)
+    assert stats["tokens"] == int(lengths.sum()) and stats["max_document_tokens"] == int(lengths.max())
+    assert stats["mean_document_tokens"] == round(float(lengths.mean()), 2)
+    table = read_shards([str(out / s) for s in stats["shards"]])
     assert table.column("id").to_pylist() == [f"debian_licenses-{i:05d}" for i in range(len(texts))]
-    assert stats["tokens"] == sum(len(t) for t in table.column("tokens").to_pylist())
-    assert pq.read_schema(tmp_path / "w2" / "shard-00004.parquet").metadata[TOKENIZER_HASH_KEY].decode() == settings.tokenizer_hash
+    assert pq.read_schema(out / "shard-00004.parquet").metadata[TOKENIZER_HASH_KEY].decode() == settings.tokenizer_hash
+
+
+def test_shard_plan_cuts_every_n_documents_across_files():
+    assert shard_plan([3, 0, 4, 2], 4) == [[(0, 0, 3), (2, 0, 1)], [(2, 1, 4), (3, 0, 1)], [(3, 1, 2)]]
+    assert shard_plan([], 4) == [] and shard_plan([0], 4) == []
+    assert shard_plan([8], 4) == [[(0, 0, 4)], [(0, 4, 8)]]
+
+
+def test_merged_histograms_equal_the_histogram_of_all_documents():
+    parts = [np.array([0, 3, 17]), np.array([40, 1000, 16]), np.array([], dtype=np.int64)]
+    merged = merge_histograms([length_histogram(p) for p in parts])
+    assert merged == length_histogram(np.concatenate(parts)) and list(merged) == list(length_histogram(np.concatenate(parts)))
 
 
 def test_uncommitted_input_is_refused(tmp_path):

@@ -1,0 +1,69 @@
+"""Connected components and dedup decisions in Spark equal the in-memory union-find, with no driver state."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from marin_assets.data.dedup import cluster_representatives
+from marin_assets.data.spark_components import component_representatives
+from marin_assets.data.spark_dedup import EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions
+
+pytestmark = pytest.mark.slow
+
+
+def _graph(seed: int) -> list[tuple[str, str]]:
+    """Stars, a long chain in shuffled id order (many hops), a cycle, and random sparse edges."""
+    rng = random.Random(seed)
+    names = [f"n{i:04d}" for i in range(400)]
+    rng.shuffle(names)
+    chain = names[:80]
+    edges = list(zip(chain, chain[1:]))
+    edges += [(names[100], names[100 + k]) for k in range(1, 15)]  # a star
+    cycle = names[150:170]
+    edges += list(zip(cycle, cycle[1:] + cycle[:1]))
+    edges += [(rng.choice(names[200:]), rng.choice(names[200:])) for _ in range(120)]  # includes self-loops
+    return edges
+
+
+def test_components_equal_union_find_on_chains_stars_cycles(spark):
+    edges = _graph(0)
+    frame = spark.createDataFrame(edges, "a string, b string")
+    ours = {r["member"]: r["rep"] for r in component_representatives(frame).collect()}
+    assert ours == {k: v for k, v in cluster_representatives(edges).items() if k != v}
+    assert len(ours) > 150
+
+
+def _kept(spark, rows):
+    return spark.createDataFrame(rows, "id string, source string, exact_key string, bands array<long>")
+
+
+def test_scope_decides_whether_a_document_in_two_sources_survives_twice(spark):
+    rows = [
+        ("a1", "web", "k-same", [1, 2]),
+        ("b7", "mirror", "k-same", [1, 2]),  # the same text in another source
+        ("a2", "web", "k-near1", [5, 6]),
+        ("a0", "mirror", "k-near2", [5, 9]),  # near duplicate of web/a2 (one shared band), other source
+        ("a2", "mirror", "k-other", [7, 8]),  # the same id in another source is another document
+        ("a3", "web", "k-same", [1, 3]),  # exact duplicate of web/a1 inside web
+    ]
+    decide = {scope: {(r["source"], r["id"]): (r["dup_reason"], r["kept_source"], r["kept_id"])
+                      for r in duplicate_decisions(_kept(spark, rows), scope, True, True).collect()}
+              for scope in ("source", "global")}  # fmt: skip
+    assert decide["source"] == {("web", "a3"): (EXACT_DUPLICATE, "web", "a1")}
+    assert decide["global"] == {
+        ("web", "a3"): (EXACT_DUPLICATE, "web", "a1"),
+        ("mirror", "b7"): (EXACT_DUPLICATE, "web", "a1"),  # smallest (id, source) is kept
+        ("web", "a2"): (NEAR_DUPLICATE, "mirror", "a0"),
+    }
+
+
+def test_an_exact_duplicate_names_the_document_that_remains(spark):
+    # x2 is an exact copy of x1; x1 is a near duplicate of x0: both go, and both name x0.
+    rows = [("x1", "s", "k1", [1, 2]), ("x2", "s", "k1", [1, 2]), ("x0", "s", "k0", [1, 4])]
+    got = {r["id"]: (r["dup_reason"], r["kept_id"]) for r in duplicate_decisions(_kept(spark, rows), "source", True,
+                                                                                True).collect()}  # fmt: skip
+    assert got == {"x2": (EXACT_DUPLICATE, "x0"), "x1": (NEAR_DUPLICATE, "x0")}
+    with pytest.raises(ValueError, match="scope"):
+        duplicate_decisions(_kept(spark, rows), "corpus", True, True)
