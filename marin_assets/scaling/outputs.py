@@ -11,7 +11,8 @@ import pandas as pd
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
 from marin_assets.governance.recording import record_output
-from marin_assets.scaling import parametric, plots, results
+from marin_assets.scaling import plots, results
+from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
 from marin_assets.train.assets import LAUNCHERS, mixture_for
 from marin_assets.train.report import loss_plot_png, result_metadata
@@ -62,10 +63,11 @@ def train_and_record(
         )
 
 
-def bootstrap_laws(st: Storage, parts) -> list:
+def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:
+    """The bootstrap's laws, of the form the report names (its fixed quantities, e.g. U, from the report)."""
     files = st.list_files(*parts)
     if "bootstrap.parquet" not in files:
         return []
     samples = pd.read_parquet(st.uri(*parts, "bootstrap.parquet"))
-    ok = samples[samples["converged"]]
-    return [parametric.ParametricLaw(**{k: float(r[k]) for k in parametric.PARAM_NAMES}) for _, r in ok.iterrows()]
+    report = report or {}
+    return laws_from_samples(samples, report.get("law", "chinchilla"), report)
