@@ -49,7 +49,8 @@ def train_and_record(
         num_params=trained.num_params, flops_per_token=trained.flops_per_token,
         extra={"training_run": spec.run_name, "mixture": spec.mixture, "tokenizer_hash": mixture.tokenizer_hash,
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
-               "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s},
+               "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
+               **results.data_repetition(mixture.sources, run.D)},
     )
     with st.atomic_dir(*parts) as staged:
         staged.write_json(payload, results.RESULT_FILE)

@@ -49,6 +49,22 @@ def run_result(run: SuiteRun, final_eval_loss: float, *, vocab_size: int, num_pa
     }
 
 
+def data_repetition(sources: dict, D: int) -> dict:
+    """Unique tokens and epochs of a run that trains D tokens of a mixture (its mixture.json sources).
+
+    A source of realised weight w contributes w D tokens, of which at most its available (unique)
+    training tokens are distinct: U = sum min(available, w D), epochs = D / U; per source, w D / available.
+    Mixtures written before `available_train_tokens` existed record 0: then U is unknown (None).
+    """
+    seen = {name: s.realised_weight * D for name, s in sources.items()}
+    if not sources or any(s.available_train_tokens <= 0 for s in sources.values()):
+        return {"unique_tokens": None, "epochs": None, "source_epochs": {}}
+    unique = sum(min(s.available_train_tokens, seen[name]) for name, s in sources.items())
+    return {"unique_tokens": float(unique), "epochs": float(D / unique) if unique else None,
+            "unique_tokens_available": float(sum(s.available_train_tokens for s in sources.values())),
+            "source_epochs": {name: round(seen[name] / s.available_train_tokens, 4) for name, s in sources.items()}}
+
+
 def read_results(storage: Storage, suite: str, runs: list[SuiteRun]) -> tuple[list[dict], list[str]]:
     """Committed results of the suite's runs, and the keys with none yet (not trained or failed)."""
     results, missing = [], []
@@ -94,8 +110,12 @@ def compare_laws(table: pd.DataFrame, settings: FitSettings, chosen, chosen_lobo
     """Every registered form on the same runs: AIC (likelihood fits) and leave-one-budget-out loss error."""
     rows = []
     for name in LAWS:
+        absent = [c for c in LAWS[name].covariates if c not in table or table[c].isna().all()]
         if name == settings.law:
             fit, lobo = chosen, chosen_lobo
+        elif absent:
+            rows.append({"law": name, "status": f"not fitted: no run records {', '.join(absent)}"})
+            continue
         else:
             try:
                 fit, lobo = _fit_form(table, settings, name), _lobo(table, settings, name)

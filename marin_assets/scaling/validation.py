@@ -59,7 +59,7 @@ def lobo_isoflop(points: pd.DataFrame, *, robust: bool, flops_per_param_token: f
 
 
 def lobo_parametric(points: pd.DataFrame, *, law: str, method: str, delta: float, robust: bool,
-                    flops_per_param_token: float = 6.0, top_k: int = 20) -> pd.DataFrame:
+                    flops_per_param_token: float = 6.0, top_k: int = 5) -> pd.DataFrame:
     rows = []
     for budget in sorted(points["budget"].unique()):
         held = points["budget"] == budget

@@ -138,3 +138,30 @@ def test_a_previous_recipes_heldout_run_does_not_block_a_new_prediction(tmp_path
     assert result.success
     prediction = json.loads((tmp_path / "scaling/fixture_suite/heldout/prediction/prediction.json").read_text())
     assert prediction["run"] == heldout_run(recipe).key != old.key
+
+
+def _run_checks(suite, recipe):
+    """The fit checks of `recipe` (same suite name, so the same stored fits) evaluated by Dagster."""
+    from marin_assets.scaling.checks import build_fit_checks
+
+    checks = build_fit_checks(recipe.name, recipe.fit)
+    result = dg.materialize([*suite["assets"], *checks], selection=dg.AssetSelection.checks(*checks),
+                            resources=local_resources(suite["storage"].root_uri))
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
+    par = _meta(suite["result"], "parametric_fit")
+    assert "leave_one_budget_out" in par and "law_comparison" in par
+    assert "data_constrained | not fitted: no run records U" in par["law_comparison"].value
+    lenient = fixture_recipe(fit={**suite["recipe"].fit.model_dump(), "max_interval_ratio": 1e12})
+    passed = _run_checks(suite, lenient)
+    assert passed["isoflop_leave_one_budget_out"].passed and passed["parametric_leave_one_budget_out"].passed
+    assert passed["parametric_intervals_narrow"].passed
+    strict = fixture_recipe(fit={**suite["recipe"].fit.model_dump(), "lobo_loss_tolerance": 1e-6,
+                                 "max_interval_ratio": 1.0001})
+    failed = _run_checks(suite, strict)
+    for name in ("isoflop_leave_one_budget_out", "parametric_leave_one_budget_out", "parametric_intervals_narrow"):
+        assert not failed[name].passed, name
+    assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
+    assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
