@@ -165,3 +165,28 @@ def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
         assert not failed[name].passed, name
     assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
     assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
+
+
+@pytest.mark.slow
+def test_the_recipe_selects_the_data_constrained_law_and_chinchilla_is_compared(tmp_path):
+    from marin_assets.scaling.laws.data_constrained import DataConstrainedLaw
+
+    truth = DataConstrainedLaw(E=2.0, A=10.0, B=19.2, alpha=0.3, beta=0.3, R_star=3.0, unique_tokens=3e5)
+    recipe = fixture_recipe(fit={**fixture_recipe().fit.model_dump(), "law": "data_constrained", "bootstrap": 10})
+    storage = StorageResource(root_uri=str(tmp_path))
+    for run in suite_runs(recipe):
+        write_result(storage.storage, recipe.name, run, float(truth.loss(run.N, run.D)),
+                     unique_tokens=min(run.D, truth.unique_tokens))
+    defs = build_defs(recipe)
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    result = dg.materialize([*defs.assets, mixture], selection=["isoflop_fit", "parametric_fit", "scaling_predictions"],
+                            resources=local_resources(storage.root_uri))
+    meta = _meta(result, "parametric_fit")
+    assert meta["law"].value == "data_constrained" and meta["unique_tokens"].value == 3e5
+    assert meta["max_abs_relative_residual"].value < 1e-3
+    comparison = json.loads((tmp_path / "scaling/fixture_suite/fits/parametric/parametric.json").read_text())["law_comparison"]
+    by_law = {row["law"]: row for row in comparison}
+    assert by_law["chinchilla"]["status"] == "ok" and by_law["data_constrained"]["selected"]
+    assert by_law["data_constrained"]["aic"] < by_law["chinchilla"]["aic"]
+    predictions = json.loads((tmp_path / "scaling/fixture_suite/predictions/predictions.json").read_text())
+    assert predictions["law"] == "data_constrained" and all(t["loss_lo"] <= t["loss_hi"] for t in predictions["targets"])
