@@ -30,5 +30,7 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     assert saved["status"] == "succeeded" and saved["N"] == run.N and saved["D"] == run.D
     assert saved["flops_model"].startswith("6ND") and 0 < saved["final_eval_loss"] < 6.0
     assert saved["num_params_total"] > run.N  # total also counts the input embedding table
+    # The fixture mixture predates available_train_tokens: the repetition fields say "unknown", not a guess.
+    assert saved["unique_tokens"] is None and saved["epochs"] is None
     meta = result.asset_materializations_for_node("scaling_run")[0].metadata
     assert meta["status"].value == "succeeded" and meta["loss_curve_plot"].value.startswith("![")
