@@ -15,6 +15,7 @@ from marin_assets.scaling import plots, results
 from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
 from marin_assets.train.assets import LAUNCHERS, mixture_for
+from marin_assets.train.bits_per_byte import evaluation_metrics
 from marin_assets.train.report import loss_plot_png, result_metadata
 
 GROUP = "scaling"
@@ -50,7 +51,8 @@ def train_and_record(
         extra={"training_run": spec.run_name, "mixture": spec.mixture, "tokenizer_hash": mixture.tokenizer_hash,
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
                "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
-               **results.data_repetition(mixture.sources, run.D)},
+               **results.data_repetition(mixture.sources, run.D),
+               **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri)},
     )
     with st.atomic_dir(*parts) as staged:
         staged.write_json(payload, results.RESULT_FILE)
@@ -59,9 +61,17 @@ def train_and_record(
         identity = {k: payload[k] for k in ("run", "N", "D", "C", "final_eval_loss", "status", "checkpoint_hash")}
         return record_output(
             context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
-            stats={k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model")},
-            extra_metadata=result_metadata(trained, png, path),
+            stats={**{k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model", "epochs")},
+                   "bpb": payload["metrics"].get("bpb") or "none"},
+            extra_metadata={**result_metadata(trained, png, path),
+                            "validation_text": dg.MetadataValue.md(_counts_table(payload["validation_text"]))},
         )
+
+
+def _counts_table(counts: dict) -> str:
+    rows = [{"source": k, **v, "bytes_per_token": v["bytes"] / v["tokens"] if v["tokens"] else None}
+            for k, v in sorted(counts.items())]
+    return pd.DataFrame(rows).to_markdown(index=False, floatfmt=".4g") if rows else "none"
 
 
 def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:

@@ -32,5 +32,10 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     assert saved["num_params_total"] > run.N  # total also counts the input embedding table
     # The fixture mixture predates available_train_tokens: the repetition fields say "unknown", not a guess.
     assert saved["unique_tokens"] is None and saved["epochs"] is None
+    text = saved["validation_text"]["all"]
+    assert text["documents"] == 40 and text["bytes"] > text["tokens"] > 0
+    assert saved["metrics"]["bpb"] == pytest.approx(
+        saved["final_eval_loss"] * text["tokens"] / (0.6931471805599453 * text["bytes"]))
     meta = result.asset_materializations_for_node("scaling_run")[0].metadata
     assert meta["status"].value == "succeeded" and meta["loss_curve_plot"].value.startswith("![")
+    assert meta["bpb"].value == pytest.approx(saved["metrics"]["bpb"]) and "| all " in meta["validation_text"].value
