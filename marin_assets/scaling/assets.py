@@ -18,7 +18,7 @@ from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.outputs import GROUP, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, suite_runs, target_budgets
-from marin_assets.train import bits_per_byte, checkpoints, maxtext_config, maxtext_entry, resources, run_result
+from marin_assets.train import bits_per_byte, checkpoints, domain_eval, maxtext_config, maxtext_entry, resources, run_result
 from marin_assets.train.assets import MIXTURE_ASSET
 
 TRAINING_FIELDS = ("mixture", "seq_len", "global_batch_size", "optimizer", "vocab_size", "eval_steps")
@@ -33,7 +33,7 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping({recipe.mixture: list(by_key)}))
     training_section = recipe.model_dump(mode="json", include=set(TRAINING_FIELDS))
     run_version = code_version(training_section, suite, results, outputs, resources, maxtext_config, maxtext_entry,
-                               checkpoints, run_result, bits_per_byte)
+                               checkpoints, run_result, bits_per_byte, domain_eval)
 
     @dg.asset(name="scaling_run", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep],
               code_version=run_version, kinds={"maxtext"}, pool="training",

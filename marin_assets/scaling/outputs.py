@@ -52,7 +52,9 @@ def train_and_record(
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
                "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
                **results.data_repetition(mixture.sources, run.D),
-               **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri)},
+               **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
+                                    trained.domain_eval),
+               "domain_eval_error": trained.domain_eval_error},
     )
     with st.atomic_dir(*parts) as staged:
         staged.write_json(payload, results.RESULT_FILE)
@@ -63,15 +65,19 @@ def train_and_record(
             context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
             stats={**{k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model", "epochs")},
                    "bpb": payload["metrics"].get("bpb") or "none"},
-            extra_metadata={**result_metadata(trained, png, path),
-                            "validation_text": dg.MetadataValue.md(_counts_table(payload["validation_text"]))},
+            extra_metadata={**result_metadata(trained, png, path), **_domain_metadata(staged, payload)},
         )
 
 
-def _counts_table(counts: dict) -> str:
-    rows = [{"source": k, **v, "bytes_per_token": v["bytes"] / v["tokens"] if v["tokens"] else None}
-            for k, v in sorted(counts.items())]
-    return pd.DataFrame(rows).to_markdown(index=False, floatfmt=".4g") if rows else "none"
+def _domain_metadata(staged, payload: dict) -> dict:
+    """Per-source loss and bits per byte as a table and a bar plot (Paloma-style)."""
+    rows = payload["domains"]
+    meta = {"domains": dg.MetadataValue.md(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".4g") if rows else "none"),
+            "domain_eval_error": dg.MetadataValue.text(payload["domain_eval_error"] or "none")}
+    if any(r["bpb"] is not None for r in rows):
+        png = plots.domain_bpb(rows)
+        meta.update(png_metadata(png, write_png(staged, "domain_bpb.png", png), "domain_bpb"))
+    return meta
 
 
 def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:

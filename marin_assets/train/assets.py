@@ -16,7 +16,7 @@ from marin_assets.governance.licenses import assert_sources_cleared, sources_beh
 from marin_assets.governance.recording import record_output
 from marin_assets.materialize_all import LOCAL_PARTITIONS_METADATA
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import checkpoints, maxtext_config, maxtext_entry, models, preflight, resources, run_result
+from marin_assets.train import checkpoints, domain_eval, maxtext_config, maxtext_entry, models, preflight, resources, run_result
 from marin_assets.train.local_launcher import launch_local, plan_run, profile_local, run_paths
 from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
 from marin_assets.train.k8s.resource import TpuPodLauncher
@@ -62,7 +62,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
     plan_version = code_version(recipe_section, models, preflight, maxtext_config)
     # What decides a run's numbers (its devices included); not how its process is launched and watched.
     run_version = code_version(recipe_section, models, resources, maxtext_config, maxtext_entry, checkpoints,
-                               run_result)
+                               run_result, domain_eval)
 
     @dg.asset(
         name="training_plan", partitions_def=partitions, group_name="train", deps=[mixture_dep],

@@ -55,11 +55,20 @@ def bits_per_byte(loss: float | None, tokens: int, n_bytes: int) -> float | None
     return float(loss * tokens / (math.log(2) * n_bytes))
 
 
-def evaluation_metrics(loss: float | None, validation_glob: str | None, tokenizer_uri: str) -> dict:
-    """result.json's `metrics` (fit.metric can name any key) and the byte counts behind bpb."""
+def evaluation_metrics(loss: float | None, validation_glob: str | None, tokenizer_uri: str,
+                       domains: dict | None = None) -> dict:
+    """result.json's `metrics` (fit.metric can name any key: loss, bpb, loss/<source>, bpb/<source>),
+    the per-source table behind them, and the byte counts. `domains`: {source: {loss, tokens}} of the
+    final checkpoint (domain_eval); a source's bpb uses its own text's bytes per token."""
     if not validation_glob:
-        return {"metrics": {"loss": loss}, "validation_text": {}}
+        return {"metrics": {"loss": loss}, "validation_text": {}, "domains": []}
     counts = validation_text_bytes(validation_glob, tokenizer_uri)
     total = counts.get(ALL, {"tokens": 0, "bytes": 0})
-    return {"metrics": {"loss": loss, "bpb": bits_per_byte(loss, total["tokens"], total["bytes"])},
-            "validation_text": counts}
+    metrics = {"loss": loss, "bpb": bits_per_byte(loss, total["tokens"], total["bytes"])}
+    rows = [{"source": ALL, "loss": loss, "bpb": metrics["bpb"], **total}]
+    for source, result in sorted((domains or {}).items()):
+        text = counts.get(source, {"tokens": 0, "bytes": 0, "documents": 0})
+        bpb = bits_per_byte(result["loss"], text["tokens"], text["bytes"])
+        metrics[f"loss/{source}"], metrics[f"bpb/{source}"] = result["loss"], bpb
+        rows.append({"source": source, "loss": result["loss"], "bpb": bpb, **text, "eval_tokens": result["tokens"]})
+    return {"metrics": metrics, "validation_text": counts, "domains": rows}

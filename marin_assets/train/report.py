@@ -72,6 +72,7 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
         "wall_s": dg.MetadataValue.float(round(result.wall_s, 2)),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
+        "domain_eval": dg.MetadataValue.json(result.domain_eval or {"error": result.domain_eval_error or "no sources"}),
         **wandb_metadata(result.wandb),
     }
 

@@ -39,13 +39,15 @@ def test_bytes_per_source_are_the_texts_utf8_bytes(tmp_path):
         assert counts[source]["bytes"] == sum(len(t.encode("utf-8")) for t in texts)  # special tokens skipped
         assert counts[source]["documents"] == len(texts)
     assert counts["all"]["tokens"] == sum(len(t) for _, t in rows)
-    result = evaluation_metrics(2.0, glob, str(tmp_path / "tokenizer"))
-    total = counts["all"]
+    result = evaluation_metrics(2.0, glob, str(tmp_path / "tokenizer"), {"code": {"loss": 1.5, "tokens": 9.0}})
+    total, code = counts["all"], counts["code"]
     assert result["metrics"]["bpb"] == pytest.approx(2.0 * total["tokens"] / (math.log(2) * total["bytes"]))
+    assert result["metrics"]["bpb/code"] == pytest.approx(1.5 * code["tokens"] / (math.log(2) * code["bytes"]))
+    assert [r["source"] for r in result["domains"]] == ["all", "code"]
 
 
 def test_bits_per_byte_is_unknown_without_a_loss_or_bytes():
     assert bits_per_byte(None, 10, 10) is None and bits_per_byte(float("nan"), 10, 10) is None
     assert bits_per_byte(1.0, 10, 0) is None
     assert bits_per_byte(math.log(2), 4, 4) == pytest.approx(1.0)  # one bit per token, one token per byte
-    assert evaluation_metrics(3.0, None, "unused") == {"metrics": {"loss": 3.0}, "validation_text": {}}
+    assert evaluation_metrics(3.0, None, "unused") == {"metrics": {"loss": 3.0}, "validation_text": {}, "domains": []}
