@@ -54,7 +54,7 @@ def train_and_record(
                **results.data_repetition(mixture.sources, run.D),
                **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
                                     trained.domain_eval),
-               "domain_eval_error": trained.domain_eval_error},
+               "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s},
     )
     with st.atomic_dir(*parts) as staged:
         staged.write_json(payload, results.RESULT_FILE)

@@ -40,7 +40,8 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     assert meta["status"].value == "succeeded" and meta["loss_curve_plot"].value.startswith("![")
     assert meta["bpb"].value == pytest.approx(saved["metrics"]["bpb"])
     # Per-domain evaluation of the final checkpoint (MaxText's eval step on each source's rows).
-    assert saved["domain_eval_error"] is None
+    assert saved["domain_eval_error"] is None and saved["domain_eval_s"] > 0
+    print(f"per-domain eval: {saved['domain_eval_s']:.1f} s of a {saved['wall_s']:.1f} s run")
     metrics, text = saved["metrics"], saved["validation_text"]
     assert text["wiki"]["documents"] == text["code"]["documents"] == 20
     weighted = sum(metrics[f"loss/{s}"] * text[s]["tokens"] for s in ("wiki", "code")) / text["all"]["tokens"]
