@@ -24,26 +24,34 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from marin_assets.scaling.parametric import PARAM_NAMES, ParametricFit, ParametricLaw, refit_resamples
+from marin_assets.scaling.laws import Law, get_form
+from marin_assets.scaling.parametric import ParametricFit, refit_resamples
 
 CHUNK = 25  # refits per task (~0.1 s): small enough to balance the processes
 
 
 @dataclass(frozen=True)
 class BootstrapResult:
-    samples: pd.DataFrame  # one row per resample: E, A, B, alpha, beta, converged
+    samples: pd.DataFrame  # one row per resample: the form's parameters, converged
     n_requested: int
     n_failed: int
     level: float
     seed: int
+    form: str = "chinchilla"
+    context: dict | None = None  # the law's fixed quantities (e.g. the unique-token pool)
 
     def intervals(self) -> dict[str, tuple[float, float]]:
         ok = self.samples[self.samples["converged"]]
-        return {name: percentile_interval(ok[name].to_numpy(), self.level) for name in PARAM_NAMES}
+        return {name: percentile_interval(ok[name].to_numpy(), self.level) for name in get_form(self.form).param_names}
 
-    def laws(self) -> list[ParametricLaw]:
-        ok = self.samples[self.samples["converged"]]
-        return [ParametricLaw(**{k: float(row[k]) for k in PARAM_NAMES}) for _, row in ok.iterrows()]
+    def laws(self) -> list[Law]:
+        return laws_from_samples(self.samples, self.form, self.context)
+
+
+def laws_from_samples(samples: pd.DataFrame, form: str = "chinchilla", context: dict | None = None) -> list[Law]:
+    form_impl = get_form(form)
+    ok = samples[samples["converged"]]
+    return [form_impl.from_params({k: float(row[k]) for k in form_impl.param_names}, context) for _, row in ok.iterrows()]
 
 
 def percentile_interval(values, level: float = 0.95) -> tuple[float, float]:
@@ -72,7 +80,7 @@ def available_cores() -> int:
 
 def bootstrap_parametric(
     N, D, L, point: ParametricFit, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-    workers: int | None = None, refit_method: str = "huber",
+    workers: int | None = None, refit_method: str = "huber", covariates: dict | None = None,
 ) -> BootstrapResult:
     """Refit on `n_boot` resamples of the runs, warm-started at `point` (same seed → same intervals).
 
@@ -86,18 +94,20 @@ def bootstrap_parametric(
         workers = 1
     chunks = [weights[i:i + CHUNK] for i in range(0, n_boot, CHUNK)]
     workers = max(1, min(workers, len(chunks)))
+    names = get_form(point.form).param_names
     task = (N, D, L, point)
     if workers == 1:
-        results = [refit_resamples(*task, rows, refit_method) for rows in chunks]
+        results = [refit_resamples(*task, rows, refit_method, covariates) for rows in chunks]
     else:
-        results = _map_shared(chunks, task, refit_method, n_spawned=workers - 1)
-    table = np.concatenate(results) if results else np.empty((0, len(PARAM_NAMES) + 1))
-    samples = pd.DataFrame(table[:, :-1], columns=list(PARAM_NAMES))
+        results = _map_shared(chunks, task, (refit_method, covariates), n_spawned=workers - 1)
+    table = np.concatenate(results) if results else np.empty((0, len(names) + 1))
+    samples = pd.DataFrame(table[:, :-1], columns=list(names))
     samples["converged"] = table[:, -1] == 1.0
-    return BootstrapResult(samples, n_boot, int((~samples["converged"]).sum()), level, seed)
+    return BootstrapResult(samples, n_boot, int((~samples["converged"]).sum()), level, seed, point.form,
+                           dict(point.context))
 
 
-def _map_shared(chunks, task, method, n_spawned) -> list[np.ndarray]:
+def _map_shared(chunks, task, options, n_spawned) -> list[np.ndarray]:
     """Results per chunk, in order; this process takes chunks from the back, the pool from the front.
 
     When the queue is empty, this process also computes the chunks still out with workers (a worker
@@ -128,7 +138,7 @@ def _map_shared(chunks, task, method, n_spawned) -> list[np.ndarray]:
     def feed():  # one feeder thread per worker process; it only waits, so the GIL stays free
         try:
             while (item := take(from_front=True)) is not None:
-                keep(item[0], pool.submit(refit_resamples, *task, item[1], method).result())
+                keep(item[0], pool.submit(refit_resamples, *task, item[1], *options).result())
         except Exception:  # noqa: BLE001 - a broken worker: this process redoes its chunks below
             return
 
@@ -136,18 +146,18 @@ def _map_shared(chunks, task, method, n_spawned) -> list[np.ndarray]:
         for _ in range(n_spawned):
             threading.Thread(target=feed, daemon=True).start()
         while (item := take(from_front=False)) is not None:
-            keep(item[0], refit_resamples(*task, item[1], method))
+            keep(item[0], refit_resamples(*task, item[1], *options))
         with lock:
             unfinished = [index for index in sorted(out_with_workers) if results[index] is None]
         for index in unfinished:
             if results[index] is None:
-                keep(index, refit_resamples(*task, chunks[index], method))
+                keep(index, refit_resamples(*task, chunks[index], *options))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)  # a worker still starting up exits on its own
     return results
 
 
-def prediction_intervals(laws: list[ParametricLaw], budgets, level: float = 0.95,
+def prediction_intervals(laws: list[Law], budgets, level: float = 0.95,
                          flops_per_param_token: float = 6.0) -> pd.DataFrame:
     """Per target budget: intervals of the compute-optimal N*, D* and loss across bootstrap laws."""
     rows = []

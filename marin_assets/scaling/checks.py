@@ -1,13 +1,19 @@
-"""Asset checks of the scaling stage: the preregistered prediction's error, and bracketed minima."""
+"""Asset checks of the scaling stage: the preregistered prediction's error, bracketed minima,
+leave-one-budget-out errors of both approaches, and bootstrap intervals too wide to trust.
+
+The fit checks read the tables the fits stored and judge them with the recipe's tolerances, so
+they serve a trained suite and an external one (key prefix) alike.
+"""
 
 
 import dagster as dg
+import pandas as pd
 
 from marin_assets.resources.storage import StorageResource
 
-from marin_assets.scaling import results
+from marin_assets.scaling import results, validation
 from marin_assets.scaling.heldout import PREDICTION_FILE, heldout_run_parts, prediction_parts
-from marin_assets.scaling.suite import ScalingRecipe
+from marin_assets.scaling.suite import FitSettings, ScalingRecipe
 
 TARGET_RELATIVE_ERROR = 0.02
 
@@ -26,6 +32,71 @@ def heldout_message(prediction: dict, observed: dict, error: float, preregistere
     verdict = "within" if abs(error) <= TARGET_RELATIVE_ERROR else "exceeds"
     return (f"predicted {prediction['predicted_loss']:.4f}, observed {observed['final_eval_loss']:.4f}: "
             f"relative error {error:+.2%} {verdict} the {TARGET_RELATIVE_ERROR:.0%} target")
+
+
+def _lobo_result(report: dict, fit: FitSettings) -> dg.AssetCheckResult:
+    table = pd.DataFrame(report["leave_one_budget_out"])
+    problems = validation.largest_budget_problems(table, fit.lobo_loss_tolerance, fit.lobo_n_opt_tolerance)
+    return dg.AssetCheckResult(
+        passed=not problems, severity=dg.AssetCheckSeverity.WARN,
+        metadata={"problems": " | ".join(problems) or "none", "loss_tolerance": fit.lobo_loss_tolerance,
+                  "n_opt_tolerance": fit.lobo_n_opt_tolerance,
+                  "largest_budget_loss_error": report.get("lobo_largest_budget_loss_error") or "none",
+                  "mean_abs_loss_error": report.get("lobo_mean_abs_loss_error") or "none",
+                  "leave_one_budget_out": dg.MetadataValue.md(
+                      table.to_markdown(index=False, floatfmt=".4g") if len(table) else "none")},
+    )
+
+
+def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None = None) -> list[dg.AssetChecksDefinition]:
+    """Checks of the fit assets of suite `name` (asset keys under `key_prefix` for an external suite)."""
+    iso_key = dg.AssetKey([*(key_prefix or []), "isoflop_fit"])
+    par_key = dg.AssetKey([*(key_prefix or []), "parametric_fit"])
+
+    def read(kind: str, st) -> dict:
+        return st.read_json(*results.output_parts(name, "fits", kind), f"{kind}.json")
+
+    @dg.asset_check(asset=iso_key, name="isoflop_minima_bracketed",
+                    description="Every budget has >= 3 runs and a bracketed, convex minimum.")
+    def isoflop_minima_bracketed(storage: StorageResource) -> dg.AssetCheckResult:
+        report = read("isoflop", storage.storage)
+        bad = [b for b in report["budgets"] if b["status"] != "ok"]
+        usable = len(report["budgets"]) - len(bad)
+        return dg.AssetCheckResult(
+            passed=not bad, severity=dg.AssetCheckSeverity.WARN,
+            description=(f"all {usable} budgets bracketed" if not bad else
+                         f"{len(bad)} of {len(report['budgets'])} budgets excluded from the power laws: "
+                         + " | ".join(b["message"] for b in bad)),
+            metadata={"problems": " | ".join(b["message"] for b in bad) or "none", "usable_budgets": usable},
+        )
+
+    @dg.asset_check(asset=iso_key, name="isoflop_leave_one_budget_out",
+                    description="Approach 2 refitted without each budget predicts its N* and loss; the largest "
+                                f"budget's loss error <= {fit.lobo_loss_tolerance:.1%} and N* error <= "
+                                f"{fit.lobo_n_opt_tolerance:.0%}.")
+    def isoflop_leave_one_budget_out(storage: StorageResource) -> dg.AssetCheckResult:
+        return _lobo_result(read("isoflop", storage.storage), fit)
+
+    @dg.asset_check(asset=par_key, name="parametric_leave_one_budget_out",
+                    description="Approach 3 refitted without each budget predicts its N* and loss; the largest "
+                                f"budget's loss error <= {fit.lobo_loss_tolerance:.1%} and N* error <= "
+                                f"{fit.lobo_n_opt_tolerance:.0%}.")
+    def parametric_leave_one_budget_out(storage: StorageResource) -> dg.AssetCheckResult:
+        return _lobo_result(read("parametric", storage.storage), fit)
+
+    @dg.asset_check(asset=par_key, name="parametric_intervals_narrow",
+                    description=f"Every bootstrap interval of the law's parameters has hi/lo <= {fit.max_interval_ratio:g}.")
+    def parametric_intervals_narrow(storage: StorageResource) -> dg.AssetCheckResult:
+        report = read("parametric", storage.storage)
+        wide = validation.wide_intervals({k: tuple(v) for k, v in report["intervals"].items()}, fit.max_interval_ratio)
+        return dg.AssetCheckResult(
+            passed=not wide, severity=dg.AssetCheckSeverity.WARN,
+            metadata={"wide": " | ".join(wide) or "none", "max_ratio": fit.max_interval_ratio,
+                      "intervals": dg.MetadataValue.json(report["intervals"])},
+        )
+
+    checks = [isoflop_minima_bracketed, isoflop_leave_one_budget_out, parametric_leave_one_budget_out]
+    return checks + ([parametric_intervals_narrow] if fit.bootstrap else [])
 
 
 def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition]:
@@ -55,20 +126,4 @@ def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition
             },
         )
 
-    @dg.asset_check(asset="isoflop_fit", name="isoflop_minima_bracketed",
-                    description="Every budget has >= 3 runs and a bracketed, convex minimum.")
-    def isoflop_minima_bracketed(storage: StorageResource) -> dg.AssetCheckResult:
-        report = storage.storage.read_json(*results.output_parts(name, "fits", "isoflop"), "isoflop.json")
-        bad = [b for b in report["budgets"] if b["status"] != "ok"]
-        usable = len(report["budgets"]) - len(bad)
-        return dg.AssetCheckResult(
-            passed=not bad, severity=dg.AssetCheckSeverity.WARN,
-            description=(f"all {usable} budgets bracketed" if not bad else
-                         f"{len(bad)} of {len(report['budgets'])} budgets excluded from the power laws: "
-                         + " | ".join(b["message"] for b in bad)),
-            metadata={"problems": " | ".join(b["message"] for b in bad) or "none",
-                      "usable_budgets": len(report["budgets"]) - len(bad)},
-        )
-
-    checks = [isoflop_minima_bracketed]
-    return checks + ([heldout_prediction_error] if recipe.heldout else [])
+    return build_fit_checks(name, recipe.fit) + ([heldout_prediction_error] if recipe.heldout else [])

@@ -1,17 +1,24 @@
 """The scaling stage's Definitions, built from the suite recipe ($MARIN_SCALING_RECIPE, default
-recipes/scaling/cpu_suite.yaml). `build_defs(recipe)` lets tests build the same graph over their own suite."""
+recipes/scaling/cpu_suite.yaml) plus every registered external suite (recipes/scaling/external/*.yaml,
+under the key prefix of its name). `build_defs(recipe)` lets tests build the same graph over their own suite."""
 
 from __future__ import annotations
 
 import dagster as dg
 
 from marin_assets.scaling.assets import build_scaling_assets
-from marin_assets.scaling.checks import build_scaling_checks
+from marin_assets.scaling.checks import build_fit_checks, build_scaling_checks
+from marin_assets.scaling.external import ExternalSuiteRecipe, external_recipes
+from marin_assets.scaling.external_assets import build_external_assets
 from marin_assets.scaling.suite import ScalingRecipe, default_recipe_path, load_scaling_recipe
 
 
-def build_defs(recipe: ScalingRecipe) -> dg.Definitions:
-    return dg.Definitions(assets=build_scaling_assets(recipe), asset_checks=build_scaling_checks(recipe))
+def build_defs(recipe: ScalingRecipe, externals: list[ExternalSuiteRecipe] = ()) -> dg.Definitions:
+    assets, checks = build_scaling_assets(recipe), build_scaling_checks(recipe)
+    for ext in externals:
+        assets += build_external_assets(ext)
+        checks += build_fit_checks(ext.name, ext.fit, key_prefix=[ext.name])
+    return dg.Definitions(assets=assets, asset_checks=checks)
 
 
-defs = build_defs(load_scaling_recipe(default_recipe_path()))
+defs = build_defs(load_scaling_recipe(default_recipe_path()), external_recipes())

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 
-class FitError(ValueError):
-    pass
+# One FitError for the whole fitter (the law forms raise it too).
+from marin_assets.scaling.laws.base import FitError  # noqa: E402
+
 
 
 def as_float_column(name: str, values) -> np.ndarray:
@@ -70,7 +71,7 @@ def validated_parametric_points(N, D, L, min_points: int) -> tuple[np.ndarray, n
     if not (len(N) == len(D) == len(L)):
         raise FitError(f"N, D and loss differ in length: {len(N)}, {len(D)}, {len(L)}")
     if len(N) < min_points:
-        raise FitError(f"Approach 3 needs at least {min_points} runs for 5 parameters, got {len(N)}")
+        raise FitError(f"Approach 3 needs at least {min_points} runs for {min_points} parameters, got {len(N)}")
     labels = [f"N={n:.3g} D={d:.3g}" for n, d in zip(N, D, strict=True)]
     for name, values in (("N", N), ("D", D), ("loss", L)):
         require_finite_positive(name, values, labels)

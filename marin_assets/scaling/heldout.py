@@ -61,7 +61,7 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         st.require_committed(*fit_parts)
         report = st.read_json(*fit_parts, "parametric.json")
         law = results.law_from_report(report)
-        laws = bootstrap_laws(st, fit_parts)
+        laws = bootstrap_laws(st, fit_parts, report)
         predicted = float(law.loss(held.N, held.D))
         interval = bootstrap.percentile_interval([m.loss(held.N, held.D) for m in laws], recipe.fit.level)
         prediction = {

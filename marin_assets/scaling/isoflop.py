@@ -2,7 +2,9 @@
 
 For each budget, loss = c0 + c1 x + c2 x^2 with x = ln N (OLS, or a robust Huber RLM). The vertex
 gives N*(C); D*(C) = C / (k N*) under the suite's FLOPs model C = k N D (k = 6). Across budgets,
-ln N* = ln G_N + a ln C and ln D* = ln G_D + b ln C are fitted by OLS with t-based intervals.
+ln N* = ln G_N + a ln C and ln D* = ln G_D + b ln C are fitted by OLS with t-based intervals, and
+the minima's losses by L*(C) = E + A (C / C0)^-gamma (a power law with an irreducible term; see
+`fit_loss_law`), so Approach 2 also predicts the loss at a budget it has not seen.
 
 A budget only feeds the power laws when its minimum is trustworthy: at least 3 runs, an upward
 parabola, and a bracketed minimum (lowest loss not at either end of the grid, vertex inside the
@@ -59,6 +61,54 @@ class PowerLaw:
 
 
 @dataclass(frozen=True)
+class LossLaw:
+    """L*(C) = E + A (C / C0)^-gamma: the loss of the compute-optimal model against compute.
+
+    C0 (the geometric mean of the fitted budgets) keeps A of order one whatever the scale of C.
+    With two budgets there are too few points for three parameters: E is fixed at 0 (irreducible=False).
+    """
+
+    E: float
+    A: float
+    gamma: float
+    C0: float
+    n_budgets: int
+    irreducible: bool = True
+
+    def __call__(self, C) -> np.ndarray:
+        return self.E + self.A * (np.asarray(C, float) / self.C0) ** -self.gamma
+
+
+def fit_loss_law(C, loss) -> LossLaw:
+    """Least squares on relative residuals, E bounded to [0, min loss) so the law stays decreasing."""
+    from scipy.optimize import least_squares
+
+    C, loss = np.asarray(C, float), np.asarray(loss, float)
+    if len(C) < 2 or np.any(~np.isfinite(loss)) or np.any(loss <= 0):
+        raise FitError(f"the loss law needs >= 2 budgets with finite positive minima, got {len(C)}")
+    C0 = float(np.exp(np.mean(np.log(C))))
+    x = np.log(C / C0)
+    if len(C) == 2:
+        gamma = -float(np.polyfit(x, np.log(loss), 1)[0])
+        return LossLaw(0.0, float(np.exp(np.mean(np.log(loss) + gamma * x))), gamma, C0, 2, irreducible=False)
+    floor = 0.999 * float(loss.min())
+
+    def residuals(p):
+        E, log_a, gamma = p
+        return (E + np.exp(log_a - gamma * x)) / loss - 1.0
+
+    best = None
+    for E0 in (0.0, 0.5 * floor, 0.9 * floor):
+        slope = np.polyfit(x, np.log(loss - E0), 1)[0]
+        start = [E0, float(np.mean(np.log(loss - E0) - slope * x)), float(np.clip(-slope, 1e-3, 4.0))]
+        res = least_squares(residuals, start, bounds=([0.0, -np.inf, 0.0], [floor, np.inf, 5.0]))
+        if best is None or res.cost < best.cost:
+            best = res
+    E, log_a, gamma = (float(v) for v in best.x)
+    return LossLaw(E, float(np.exp(log_a)), gamma, C0, len(C))
+
+
+@dataclass(frozen=True)
 class IsoflopFit:
     budgets: list[BudgetFit]
     N_law: PowerLaw
@@ -66,6 +116,7 @@ class IsoflopFit:
     robust: bool
     flops_per_param_token: float
     warnings: list[str] = field(default_factory=list)
+    loss_law: LossLaw | None = None
 
     def minima(self) -> pd.DataFrame:
         return pd.DataFrame([{k: v for k, v in asdict(b).items() if k != "coefficients"} for b in self.budgets])
@@ -78,7 +129,8 @@ class IsoflopFit:
         usable = sum(b.usable for b in budgets)
         laws = [PowerLaw(data[f"{n}_opt_exponent"], data[f"{n}_opt_coefficient"], tuple(data[f"{n}_opt_exponent_ci"]),
                          (float("nan"), float("nan")), usable) for n in ("N", "D")]
-        return cls(budgets, *laws, data["robust"], data["flops_per_param_token"], list(data["warnings"]))
+        loss_law = LossLaw(**data["loss_opt_law"]) if data.get("loss_opt_law") else None
+        return cls(budgets, *laws, data["robust"], data["flops_per_param_token"], list(data["warnings"]), loss_law)
 
     def as_dict(self) -> dict:
         return {
@@ -88,6 +140,7 @@ class IsoflopFit:
             "D_opt_coefficient": self.D_law.coefficient,
             "robust": self.robust, "flops_per_param_token": self.flops_per_param_token,
             "budgets": [asdict(b) for b in self.budgets], "warnings": list(self.warnings),
+            "loss_opt_law": asdict(self.loss_law) if self.loss_law else None,
         }
 
 
@@ -160,10 +213,12 @@ def fit_isoflop(points: pd.DataFrame, *, robust: bool = False, level: float = 0.
                        f"{len(usable)}: " + " | ".join(b.message for b in budgets if not b.usable))
     if len(usable) == 2:
         warnings.append("only 2 usable budgets: power-law exponents have no confidence interval")
+        warnings.append("only 2 usable budgets: the loss law L*(C) has no irreducible term (E = 0)")
     C = [b.budget for b in usable]
     return IsoflopFit(
         budgets=budgets,
         N_law=fit_power_law(C, [b.N_opt for b in usable], level),
         D_law=fit_power_law(C, [b.D_opt for b in usable], level),
         robust=robust, flops_per_param_token=flops_per_param_token, warnings=warnings,
+        loss_law=fit_loss_law(C, [b.loss_opt for b in usable]),
     )

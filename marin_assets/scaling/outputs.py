@@ -11,8 +11,10 @@ import pandas as pd
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
 from marin_assets.resources.recording import record_output
-from marin_assets.scaling import parametric, plots, results
+from marin_assets.scaling import plots, results
+from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
+from marin_assets.train.bits_per_byte import evaluation_metrics
 from marin_assets.train.launchers import LAUNCHERS, mixture_for
 from marin_assets.train.report import loss_plot_png, result_metadata
 
@@ -48,7 +50,11 @@ def train_and_record(
         num_params=trained.num_params, flops_per_token=trained.flops_per_token,
         extra={"training_run": spec.run_name, "mixture": spec.mixture, "tokenizer_hash": mixture.tokenizer_hash,
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
-               "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s},
+               "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
+               **results.data_repetition(mixture.sources, run.D),
+               **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
+                                    trained.domain_eval),
+               "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s},
     )
     with st.atomic_dir(*parts) as staged:
         staged.write_json(payload, results.RESULT_FILE)
@@ -57,15 +63,28 @@ def train_and_record(
         identity = {k: payload[k] for k in ("run", "N", "D", "C", "final_eval_loss", "status", "checkpoint_hash")}
         return record_output(
             context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
-            stats={k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model")},
-            extra_metadata=result_metadata(trained, png, path),
+            stats={**{k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model", "epochs")},
+                   "bpb": payload["metrics"].get("bpb") or "none"},
+            extra_metadata={**result_metadata(trained, png, path), **_domain_metadata(staged, payload)},
         )
 
 
-def bootstrap_laws(st: Storage, parts) -> list:
+def _domain_metadata(staged, payload: dict) -> dict:
+    """Per-source loss and bits per byte as a table and a bar plot (Paloma-style)."""
+    rows = payload["domains"]
+    meta = {"domains": dg.MetadataValue.md(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".4g") if rows else "none"),
+            "domain_eval_error": dg.MetadataValue.text(payload["domain_eval_error"] or "none")}
+    if any(r["bpb"] is not None for r in rows):
+        png = plots.domain_bpb(rows)
+        meta.update(png_metadata(png, write_png(staged, "domain_bpb.png", png), "domain_bpb"))
+    return meta
+
+
+def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:
+    """The bootstrap's laws, of the form the report names (its fixed quantities, e.g. U, from the report)."""
     files = st.list_files(*parts)
     if "bootstrap.parquet" not in files:
         return []
     samples = pd.read_parquet(st.uri(*parts, "bootstrap.parquet"))
-    ok = samples[samples["converged"]]
-    return [parametric.ParametricLaw(**{k: float(r[k]) for k in parametric.PARAM_NAMES}) for _, r in ok.iterrows()]
+    report = report or {}
+    return laws_from_samples(samples, report.get("law", "chinchilla"), report)

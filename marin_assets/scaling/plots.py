@@ -11,7 +11,7 @@ import pandas as pd
 
 from marin_assets.core.plotting import pyplot
 from marin_assets.scaling.isoflop import IsoflopFit
-from marin_assets.scaling.parametric import ParametricLaw
+from marin_assets.scaling.laws import Law
 
 
 def _png(fig) -> bytes:
@@ -47,7 +47,7 @@ def isoflop_curves(points: pd.DataFrame, fit: IsoflopFit) -> bytes:
     return _png(fig)
 
 
-def optimal_allocation(fit: IsoflopFit, targets: list[float], law: ParametricLaw | None = None) -> bytes:
+def optimal_allocation(fit: IsoflopFit, targets: list[float], law: Law | None = None) -> bytes:
     """N*(C) and D*(C): per-budget minima, the isoFLOP power laws, and Approach 3 if given."""
     usable = [b for b in fit.budgets if b.usable]
     budgets = np.array([b.budget for b in usable])
@@ -72,7 +72,7 @@ def optimal_allocation(fit: IsoflopFit, targets: list[float], law: ParametricLaw
     return _png(fig)
 
 
-def fit_vs_observed(points: pd.DataFrame, law: ParametricLaw, heldout: dict | None = None) -> bytes:
+def fit_vs_observed(points: pd.DataFrame, law: Law, heldout: dict | None = None) -> bytes:
     """Predicted vs observed loss for every run (and the held-out run, if trained)."""
     predicted = law.loss(points["N"], points["D"])
     fig, ax = pyplot().subplots(figsize=(4.8, 4.4))
@@ -86,6 +86,19 @@ def fit_vs_observed(points: pd.DataFrame, law: ParametricLaw, heldout: dict | No
     ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
     ax.set_xlabel("observed final eval loss")
     ax.set_ylabel("L(N, D) fit")
-    ax.set_title(f"E={law.E:.3g} A={law.A:.3g} B={law.B:.3g}\nalpha={law.alpha:.3f} beta={law.beta:.3f}", fontsize=9)
+    params = [f"{k}={v:.3g}" for k, v in law.as_dict().items() if k != "unique_tokens"]
+    ax.set_title(f"{law.form}: " + " ".join(params[:3]) + "\n" + " ".join(params[3:]), fontsize=9)
     ax.legend(fontsize=7)
+    return _png(fig)
+
+
+def domain_bpb(rows: list[dict]) -> bytes:
+    """Bits per byte per validation source of one run (bars), the mixture's as the first bar."""
+    rows = [r for r in rows if r["bpb"] is not None]
+    fig, ax = pyplot().subplots(figsize=(max(3.2, 0.7 * len(rows) + 1.5), 3.2))
+    ax.bar([r["source"] for r in rows], [r["bpb"] for r in rows],
+           color=["grey"] + ["tab:blue"] * (len(rows) - 1))
+    ax.set_ylabel("bits per byte")
+    ax.set_title("validation bits per byte by source", fontsize=9)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     return _png(fig)

@@ -14,12 +14,14 @@ import numpy as np
 import pandas as pd
 
 from marin_assets.core import layout
-from marin_assets.core.storage import Storage
+from marin_assets.core.storage import Storage, StorageError
+from marin_assets.scaling import validation
 from marin_assets.scaling.bootstrap import bootstrap_parametric, prediction_intervals
 from marin_assets.scaling.isoflop import IsoflopFit, fit_isoflop
+from marin_assets.scaling.laws import LAWS, Law, law_from_params
 from marin_assets.scaling.observations import Observations, collect_observations
-from marin_assets.scaling.parametric import FitError, ParametricLaw, fit_parametric
-from marin_assets.scaling.suite import FLOPS_MODEL, FLOPS_PER_PARAM_TOKEN, ScalingRecipe, SuiteRun
+from marin_assets.scaling.parametric import FitError, fit_parametric
+from marin_assets.scaling.suite import FLOPS_MODEL, FLOPS_PER_PARAM_TOKEN, FitSettings, ScalingRecipe, SuiteRun
 
 RESULT_FILE = "result.json"
 
@@ -47,6 +49,22 @@ def run_result(run: SuiteRun, final_eval_loss: float, *, vocab_size: int, num_pa
     }
 
 
+def data_repetition(sources: dict, D: int) -> dict:
+    """Unique tokens and epochs of a run that trains D tokens of a mixture (its mixture.json sources).
+
+    A source of realised weight w contributes w D tokens, of which at most its available (unique)
+    training tokens are distinct: U = sum min(available, w D), epochs = D / U; per source, w D / available.
+    Mixtures written before `available_train_tokens` existed record 0: then U is unknown (None).
+    """
+    seen = {name: s.realised_weight * D for name, s in sources.items()}
+    if not sources or any(s.available_train_tokens <= 0 for s in sources.values()):
+        return {"unique_tokens": None, "epochs": None, "source_epochs": {}}
+    unique = sum(min(s.available_train_tokens, seen[name]) for name, s in sources.items())
+    return {"unique_tokens": float(unique), "epochs": float(D / unique) if unique else None,
+            "unique_tokens_available": float(sum(s.available_train_tokens for s in sources.values())),
+            "source_epochs": {name: round(seen[name] / s.available_train_tokens, 4) for name, s in sources.items()}}
+
+
 def read_results(storage: Storage, suite: str, runs: list[SuiteRun]) -> tuple[list[dict], list[str]]:
     """Committed results of the suite's runs, and the keys with none yet (not trained or failed)."""
     results, missing = [], []
@@ -59,52 +77,119 @@ def read_results(storage: Storage, suite: str, runs: list[SuiteRun]) -> tuple[li
     return results, missing
 
 
+def fill_unique_tokens(storage: Storage, mixture: str, results: list[dict]) -> list[str]:
+    """Runs whose result.json predates the unique-token record get it from mixture.json (same formula)."""
+    from marin_assets.tokenize.mixture_info import load_mixture_info
+
+    missing = [r for r in results if r.get("unique_tokens") is None and isinstance(r.get("D"), (int, float))]
+    if not missing:
+        return []
+    try:
+        info = load_mixture_info(storage, mixture)
+    except StorageError as exc:
+        return [f"{len(missing)} runs have no unique-token count and mixture {mixture!r} is unreadable: {exc}"]
+    for result in missing:
+        repetition = data_repetition(info.sources, result["D"])
+        result.update({k: repetition[k] for k in ("unique_tokens", "epochs")})
+    return [f"{len(missing)} runs' unique tokens computed from mixture {mixture!r} (their result.json predates it)"]
+
+
 def observations_for(storage: Storage, recipe: ScalingRecipe, runs: list[SuiteRun]) -> tuple[Observations, list[str]]:
     results, missing = read_results(storage, recipe.name, runs)
-    obs = collect_observations(results, max_loss=recipe.fit.max_loss)
+    notes = fill_unique_tokens(storage, recipe.mixture, results)
+    obs = collect_observations(results, max_loss=recipe.fit.max_loss, metric=recipe.fit.metric)
+    obs.warnings.extend(notes)
     if missing:
         obs.warnings.append(f"{len(missing)} planned runs have no result yet: {', '.join(missing)}")
     return obs, missing
 
 
-def isoflop_report(obs: Observations, recipe: ScalingRecipe) -> tuple[IsoflopFit, dict]:
-    fit = fit_isoflop(obs.table, robust=recipe.fit.robust_isoflop, level=recipe.fit.level,
+def isoflop_report(obs: Observations, settings: FitSettings) -> tuple[IsoflopFit, dict]:
+    fit = fit_isoflop(obs.table, robust=settings.robust_isoflop, level=settings.level,
                       flops_per_param_token=FLOPS_PER_PARAM_TOKEN)
-    return fit, {**fit.as_dict(), "flops_model": FLOPS_MODEL, "n_runs": len(obs.table),
-                 "excluded": [vars(e) for e in obs.excluded], "warnings": obs.warnings + fit.warnings}
+    lobo = validation.lobo_isoflop(obs.table, robust=settings.robust_isoflop, flops_per_param_token=FLOPS_PER_PARAM_TOKEN)
+    problems = validation.largest_budget_problems(lobo, settings.lobo_loss_tolerance, settings.lobo_n_opt_tolerance)
+    return fit, {**fit.as_dict(), "flops_model": FLOPS_MODEL, "n_runs": len(obs.table), "metric": settings.metric,
+                 "excluded": [vars(e) for e in obs.excluded], "warnings": obs.warnings + fit.warnings + problems,
+                 "leave_one_budget_out": lobo.to_dict("records"), "lobo_problems": problems,
+                 **validation.summarise_lobo(lobo)}
 
 
-def parametric_report(obs: Observations, recipe: ScalingRecipe):
+def _fit_form(table: pd.DataFrame, settings: FitSettings, law: str):
+    return fit_parametric(table["N"], table["D"], table["loss"], method=settings.method, delta=settings.delta, law=law,
+                          covariates=validation.covariates_of(table, law))
+
+
+def _lobo(table: pd.DataFrame, settings: FitSettings, law: str) -> pd.DataFrame:
+    return validation.lobo_parametric(table, law=law, method=settings.method, delta=settings.delta,
+                                      robust=settings.robust_isoflop, flops_per_param_token=FLOPS_PER_PARAM_TOKEN)
+
+
+def compare_laws(table: pd.DataFrame, settings: FitSettings, chosen, chosen_lobo: pd.DataFrame) -> list[dict]:
+    """Every registered form on the same runs: AIC (likelihood fits) and leave-one-budget-out loss error."""
+    rows = []
+    for name in LAWS:
+        absent = [c for c in LAWS[name].covariates if c not in table or table[c].isna().all()]
+        if name == settings.law:
+            fit, lobo = chosen, chosen_lobo
+        elif absent:
+            rows.append({"law": name, "status": f"not fitted: no run records {', '.join(absent)}"})
+            continue
+        else:
+            try:
+                fit, lobo = _fit_form(table, settings, name), _lobo(table, settings, name)
+            except FitError as exc:
+                rows.append({"law": name, "status": f"not fitted: {exc}"})
+                continue
+        residual = fit.law.loss(table["N"], table["D"]) / table["loss"] - 1
+        rows.append({"law": name, "status": "ok", "selected": name == settings.law, "n_params": fit.n_params,
+                     "aic": fit.aic(), "max_abs_relative_residual": float(np.max(np.abs(residual))),
+                     **validation.summarise_lobo(lobo), **fit.law.as_dict()})
+    return rows
+
+
+def parametric_report(obs: Observations, settings: FitSettings):
     table = obs.table
-    settings = recipe.fit
-    if len(table) < 5:
-        raise FitError(f"Approach 3 needs >= 5 usable runs, have {len(table)} "
+    needed = len(LAWS[settings.law].param_names)
+    if len(table) < needed:
+        raise FitError(f"Approach 3 ({settings.law}) needs >= {needed} usable runs, have {len(table)} "
                        f"(excluded: {obs.exclusion_summary()})")
-    fit = fit_parametric(table["N"], table["D"], table["loss"], method=settings.method, delta=settings.delta)
+    warnings = list(obs.warnings)
+    missing_u = int(table["U"].isna().sum())
+    if "U" in LAWS[settings.law].covariates and missing_u:
+        warnings.append(f"{missing_u} runs record no unique-token count: fitted as single-epoch (U = D)")
+    fit = _fit_form(table, settings, settings.law)
     boot = None
     if settings.bootstrap:
         boot = bootstrap_parametric(table["N"], table["D"], table["loss"], fit, n_boot=settings.bootstrap,
-                                    seed=settings.seed, level=settings.level,
-                                    workers=settings.bootstrap_workers)
+                                    seed=settings.seed, level=settings.level, workers=settings.bootstrap_workers,
+                                    covariates=validation.covariates_of(table, settings.law))
+    intervals = boot.intervals() if boot else {}
+    wide = validation.wide_intervals(intervals, settings.max_interval_ratio)
+    lobo = _lobo(table, settings, settings.law)
+    problems = validation.largest_budget_problems(lobo, settings.lobo_loss_tolerance, settings.lobo_n_opt_tolerance)
     predicted = fit.law.loss(table["N"], table["D"])
     report = {
-        **fit.as_dict(), "flops_model": FLOPS_MODEL, "n_runs": len(table),
-        "intervals": boot.intervals() if boot else {}, "bootstrap_samples": settings.bootstrap,
+        **fit.as_dict(), "flops_model": FLOPS_MODEL, "n_runs": len(table), "metric": settings.metric,
+        "intervals": intervals, "bootstrap_samples": settings.bootstrap,
         "bootstrap_failed": boot.n_failed if boot else 0,
         "max_abs_relative_residual": float(np.max(np.abs(predicted / table["loss"] - 1))),
-        "excluded": [vars(e) for e in obs.excluded], "warnings": list(obs.warnings),
+        "excluded": [vars(e) for e in obs.excluded], "warnings": warnings + wide + problems,
+        "wide_intervals": wide, "leave_one_budget_out": lobo.to_dict("records"), "lobo_problems": problems,
+        **validation.summarise_lobo(lobo),
+        "law_comparison": compare_laws(table, settings, fit, lobo) if settings.compare_laws else [],
     }
     return fit, boot, report
 
 
-def law_from_report(report: dict) -> ParametricLaw:
-    return ParametricLaw(**{k: report[k] for k in ("E", "A", "B", "alpha", "beta")})
+def law_from_report(report: dict) -> Law:
+    return law_from_params(report)
 
 
-def predictions_table(law: ParametricLaw, iso: dict | None, targets: list[float], boot_laws=None,
+def predictions_table(law: Law, iso: dict | None, targets: list[float], boot_laws=None,
                       level: float = 0.95) -> pd.DataFrame:
     """Per target budget: Approach 3's compute-optimal N, D and loss (with bootstrap intervals) and
-    Approach 2's N*, D* power laws (when the isoFLOP fit exists)."""
+    Approach 2's N*, D* power laws and optimal-loss law (when the isoFLOP fit exists)."""
     n_opt, d_opt = law.compute_optimal(np.array(targets), FLOPS_PER_PARAM_TOKEN)
     table = pd.DataFrame({"C": targets, "N_opt": n_opt, "D_opt": d_opt, "loss": law.loss(n_opt, d_opt)})
     if boot_laws:
@@ -113,4 +198,6 @@ def predictions_table(law: ParametricLaw, iso: dict | None, targets: list[float]
         C = np.array(targets)
         table["N_opt_isoflop"] = iso["N_opt_coefficient"] * C ** iso["N_opt_exponent"]
         table["D_opt_isoflop"] = iso["D_opt_coefficient"] * C ** iso["D_opt_exponent"]
+        if iso.get("loss_opt_law"):
+            table["loss_isoflop"] = IsoflopFit.from_dict(iso).loss_law(C)
     return table

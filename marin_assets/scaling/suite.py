@@ -57,6 +57,20 @@ class FitSettings(Recipe):
     level: float = Field(default=0.95, gt=0, lt=1)
     robust_isoflop: bool = True               # statsmodels RLM (Huber) for the per-budget parabolas
     max_loss: float | None = None             # losses above this count as diverged (None: ln(vocab) + 1)
+    law: str = "chinchilla"                   # Approach 3 form, a key of scaling.laws.LAWS
+    compare_laws: bool = True                 # also fit the other registered forms; AIC + held-out error in metadata
+    metric: str = "final_eval_loss"           # what is fitted: final_eval_loss or a key of result.json "metrics"
+    lobo_loss_tolerance: float = Field(default=0.02, gt=0)    # leave-one-budget-out: largest budget's loss error
+    lobo_n_opt_tolerance: float = Field(default=0.5, gt=0)    # ... and its N* error
+    max_interval_ratio: float = Field(default=10.0, gt=1)     # bootstrap hi/lo above this is flagged
+
+    @model_validator(mode="after")
+    def _known_law(self):
+        from marin_assets.scaling.laws import LAWS
+
+        if self.law not in LAWS:
+            raise ValueError(f"fit.law {self.law!r} is not a registered law form: {sorted(LAWS)}")
+        return self
 
 
 class ScalingRecipe(Recipe):

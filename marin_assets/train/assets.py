@@ -18,7 +18,7 @@ from marin_assets.core.hashing import hash_json
 from marin_assets.data.licenses import assert_sources_cleared, sources_behind
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import maxtext_config, maxtext_entry, preflight, run_folder, run_result
+from marin_assets.train import domain_eval, maxtext_config, maxtext_entry, preflight, run_folder, run_result
 from marin_assets.train.launchers import LAUNCHERS, MIXTURE_ASSET, mixture_for
 from marin_assets.train.local_launcher import profile_local
 from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
@@ -62,7 +62,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     # Code only (run entries are the run_spec source's data versions); see core.code_versions.
     plan_version = code_version("training_plan", run_folder, preflight, maxtext_config)
     # What decides a run's numbers (its devices included); not how its process is launched and watched.
-    run_version = code_version("training_run", maxtext_entry, run_result, run_folder)
+    run_version = code_version("training_run", maxtext_entry, run_result, run_folder, domain_eval)
 
     @dg.asset(
         name="training_plan", partitions_def=partitions, group_name="train", deps=[spec_dep, mixture_dep],

@@ -92,6 +92,7 @@ def run(config_path: str, log_file: str | None) -> dict:
         except TrainingFailed as exc:
             logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
             raise
+        summary.update(_domain_eval(config_path, keys, report))
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
         summary["finished_at"] = time.time()  # after this, only interpreter/JAX teardown (the bare command's too)
@@ -101,6 +102,22 @@ def run(config_path: str, log_file: str | None) -> dict:
             pipes.report_custom_message(summary)
         report(f"training finished: checkpoint {summary['checkpoint_step']} hash {summary['checkpoint_hash'][:16]}")
         return summary
+
+
+def _domain_eval(config_path: str, keys: dict, report) -> dict:
+    """Per-source losses of the final checkpoint; a failure is reported with the run, not hidden."""
+    from marin_assets.train.domain_eval import domain_eval
+
+    started = time.monotonic()
+    run_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}"
+    try:
+        losses = domain_eval(config_path, keys, run_dir)
+    except Exception as exc:  # noqa: BLE001 - the trained checkpoint stands; the run records why eval failed
+        logging.getLogger(__name__).exception("per-domain evaluation failed")
+        return {"domain_eval": {}, "domain_eval_error": f"{type(exc).__name__}: {exc}"}
+    for name, result in losses.items():
+        report(f"domain eval {name}: loss {result['loss']:.4f} over {result['tokens']:.0f} tokens")
+    return {"domain_eval": losses, "domain_eval_s": round(time.monotonic() - started, 3)}
 
 
 def _verify(handler: ProgressHandler, checkpoints_dir: str, steps: int) -> dict:

@@ -72,6 +72,7 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
+        "domain_eval": dg.MetadataValue.json(result.domain_eval or {"error": result.domain_eval_error or "no sources"}),
         **wandb_metadata(result.wandb),
     }
 

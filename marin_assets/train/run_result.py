@@ -44,6 +44,9 @@ class TrainingResult:
     wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
     maxtext_s: float | None = None  # of wall_s, the time spent importing and running MaxText itself
     exit_s: float | None = None  # of wall_s, the training process' exit (JAX teardown) after it reported
+    domain_eval: dict = field(default_factory=dict)  # {source: {loss, tokens}} of the final checkpoint
+    domain_eval_error: str | None = None
+    domain_eval_s: float | None = None  # of wall_s, the per-domain evaluation after training
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -84,6 +87,9 @@ def collect_result(
         preflight=report.to_json(),
         wandb=summary.get("wandb"),
         maxtext_s=summary.get("maxtext_s"),
+        domain_eval=summary.get("domain_eval") or {},
+        domain_eval_error=summary.get("domain_eval_error"),
+        domain_eval_s=summary.get("domain_eval_s"),
     )
 
 

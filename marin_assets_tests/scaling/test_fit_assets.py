@@ -184,3 +184,55 @@ def test_heldout_prediction_error_fails_with_the_reason(suite, tmp_path, observe
                             resources=local_resources(str(root)))
     [evaluation] = result.get_asset_check_evaluations()
     assert not evaluation.passed and re.fullmatch(message, evaluation.description), evaluation.description
+
+
+def _run_checks(suite, recipe):
+    """The fit checks of `recipe` (same suite name, so the same stored fits) evaluated by Dagster."""
+    from marin_assets.scaling.checks import build_fit_checks
+
+    checks = build_fit_checks(recipe.name, recipe.fit)
+    result = dg.materialize([*suite["assets"], *checks], selection=dg.AssetSelection.checks(*checks),
+                            resources=local_resources(suite["storage"].root_uri))
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
+    par = _meta(suite["result"], "parametric_fit")
+    assert "leave_one_budget_out" in par and "law_comparison" in par
+    assert "data_constrained | not fitted: no run records U" in par["law_comparison"].value
+    lenient = fixture_recipe(fit={**suite["recipe"].fit.model_dump(), "max_interval_ratio": 1e12})
+    passed = _run_checks(suite, lenient)
+    assert passed["isoflop_leave_one_budget_out"].passed and passed["parametric_leave_one_budget_out"].passed
+    assert passed["parametric_intervals_narrow"].passed
+    strict = fixture_recipe(fit={**suite["recipe"].fit.model_dump(), "lobo_loss_tolerance": 1e-6,
+                                 "max_interval_ratio": 1.0001})
+    failed = _run_checks(suite, strict)
+    for name in ("isoflop_leave_one_budget_out", "parametric_leave_one_budget_out", "parametric_intervals_narrow"):
+        assert not failed[name].passed, name
+    assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
+    assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
+
+
+@pytest.mark.slow
+def test_the_recipe_selects_the_data_constrained_law_and_chinchilla_is_compared(tmp_path):
+    from marin_assets.scaling.laws.data_constrained import DataConstrainedLaw
+
+    truth = DataConstrainedLaw(E=2.0, A=10.0, B=19.2, alpha=0.3, beta=0.3, R_star=3.0, unique_tokens=3e5)
+    recipe = fixture_recipe(fit={**fixture_recipe().fit.model_dump(), "law": "data_constrained", "bootstrap": 10})
+    storage = StorageResource(root_uri=str(tmp_path))
+    for run in suite_runs(recipe):
+        write_result(storage.storage, recipe.name, run, float(truth.loss(run.N, run.D)),
+                     unique_tokens=min(run.D, truth.unique_tokens))
+    defs = build_defs(recipe)
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    result = dg.materialize([*defs.assets, mixture], selection=["isoflop_fit", "parametric_fit", "scaling_predictions"],
+                            resources=local_resources(storage.root_uri))
+    meta = _meta(result, "parametric_fit")
+    assert meta["law"].value == "data_constrained" and meta["unique_tokens"].value == 3e5
+    assert meta["max_abs_relative_residual"].value < 1e-3
+    comparison = json.loads((tmp_path / "scaling/fixture_suite/fits/parametric/parametric.json").read_text())["law_comparison"]
+    by_law = {row["law"]: row for row in comparison}
+    assert by_law["chinchilla"]["status"] == "ok" and by_law["data_constrained"]["selected"]
+    assert by_law["data_constrained"]["aic"] < by_law["chinchilla"]["aic"]
+    predictions = json.loads((tmp_path / "scaling/fixture_suite/predictions/predictions.json").read_text())
+    assert predictions["law"] == "data_constrained" and all(t["loss_lo"] <= t["loss_hi"] for t in predictions["targets"])

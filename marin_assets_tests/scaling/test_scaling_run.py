@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_one_partition_trains_and_commits_its_result(tmp_path):
-    info = build_mixture(tmp_path, train_docs=1200)
+    info = build_mixture(tmp_path, train_docs=1200, validation_sources=("wiki", "code"))
     os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(tmp_path / "jax_cache"))
     recipe = fixture_recipe(budgets=[{"flops": 1e10, "sizes": ["d16l1", "d24l1", "d32l1"]}], heldout=None)
     run = next(r for r in suite_runs(recipe) if r.size == "d32l1")
@@ -30,5 +30,23 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     assert saved["status"] == "succeeded" and saved["N"] == run.N and saved["D"] == run.D
     assert saved["flops_model"].startswith("6ND") and 0 < saved["final_eval_loss"] < 6.0
     assert saved["num_params_total"] > run.N  # total also counts the input embedding table
+    # The fixture mixture predates available_train_tokens: the repetition fields say "unknown", not a guess.
+    assert saved["unique_tokens"] is None and saved["epochs"] is None
+    text = saved["validation_text"]["all"]
+    assert text["documents"] == 40 and text["bytes"] > text["tokens"] > 0
+    assert saved["metrics"]["bpb"] == pytest.approx(
+        saved["final_eval_loss"] * text["tokens"] / (0.6931471805599453 * text["bytes"]))
     meta = result.asset_materializations_for_node("scaling_run")[0].metadata
     assert meta["status"].value == "succeeded" and meta["loss_curve_plot"].value.startswith("![")
+    assert meta["bpb"].value == pytest.approx(saved["metrics"]["bpb"])
+    # Per-domain evaluation of the final checkpoint (MaxText's eval step on each source's rows).
+    assert saved["domain_eval_error"] is None and saved["domain_eval_s"] > 0
+    print(f"per-domain eval: {saved['domain_eval_s']:.1f} s of a {saved['wall_s']:.1f} s run")
+    metrics, text = saved["metrics"], saved["validation_text"]
+    assert text["wiki"]["documents"] == text["code"]["documents"] == 20
+    weighted = sum(metrics[f"loss/{s}"] * text[s]["tokens"] for s in ("wiki", "code")) / text["all"]["tokens"]
+    assert weighted == pytest.approx(saved["final_eval_loss"], rel=0.02)  # the split's loss, up to packing
+    for source in ("wiki", "code"):
+        assert metrics[f"bpb/{source}"] == pytest.approx(
+            metrics[f"loss/{source}"] * text[source]["tokens"] / (0.6931471805599453 * text[source]["bytes"]))
+    assert "| wiki " in meta["domains"].value and meta["domain_bpb"].value.startswith("![domain_bpb]")

@@ -75,15 +75,20 @@ def _encode(doc: str, vocab: dict[str, int]) -> list[int]:
     return [BOS] + [vocab[w] for w in doc.split()] + [EOS]
 
 
-def write_shards(folder: Path, docs: list[list[int]], shards: int) -> int:
+def write_shards(folder: Path, docs: list[list[int]], shards: int, sources: tuple[str, ...] = ()) -> int:
+    """`sources`: name documents round-robin after them in a `source` column (as the mixture stage does)."""
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(shards):
         rows = docs[i::shards]
-        pq.write_table(pa.table({"tokens": pa.array(rows, type=pa.list_(pa.int32()))}), folder / f"shard-{i:05d}.parquet")
+        columns = {"tokens": pa.array(rows, type=pa.list_(pa.int32()))}
+        if sources:
+            columns["source"] = pa.array([sources[j % len(sources)] for j in range(len(rows))])
+        pq.write_table(pa.table(columns), folder / f"shard-{i:05d}.parquet")
     return sum(map(len, docs))
 
 
-def build_mixture(root: Path, name: str = "tiny", train_docs: int = 600, validation_docs: int = 40, seq_len: int = 128) -> FixtureMixture:
+def build_mixture(root: Path, name: str = "tiny", train_docs: int = 600, validation_docs: int = 40, seq_len: int = 128,
+                  validation_sources: tuple[str, ...] = ()) -> FixtureMixture:
     """Write mixtures/<name>/{train,validation,tokenizer}/ + mixture.json under a storage root."""
     base = root / "mixtures" / name
     vocab_size = write_tokenizer(base / "tokenizer")
@@ -91,7 +96,7 @@ def build_mixture(root: Path, name: str = "tiny", train_docs: int = 600, validat
     rng = random.Random(0)
     docs = [_encode(_document(rng), vocab) for _ in range(train_docs + validation_docs)]
     train_tokens = write_shards(base / "train", docs[:train_docs], shards=2)
-    validation_tokens = write_shards(base / "validation", docs[train_docs:], shards=1)
+    validation_tokens = write_shards(base / "validation", docs[train_docs:], shards=1, sources=validation_sources)
     info = FixtureMixture(
         name=name,
         train_glob=str(base / "train" / "*.parquet"),

@@ -1,0 +1,141 @@
+"""External scaling suites: a registered table of runs trained elsewhere (a paper's points, earlier
+results) that feeds the same fit assets as a suite's own runs, so they fit, plot and compare without
+training. Recipes: recipes/scaling/external/*.yaml; tables (CSV or Parquet) under the recipes folder.
+
+Each row becomes a run result in the form the suite's result.json has (run, budget, N, D, C,
+final_eval_loss, status, optional unique_tokens and metrics), so observations.collect_observations
+excludes bad rows with reasons exactly as it does for trained runs. D comes from a tokens column or,
+if the table has none, from C = 6 N D. Tables without isoFLOP budgets (Chinchilla's Figure-4 points
+are not on a grid) are grouped into log-spaced budget bins, for Approach 2 and leave-one-budget-out.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from marin_assets.core.hashing import sha256_bytes
+from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
+from marin_assets.scaling.suite import FLOPS_PER_PARAM_TOKEN, FitSettings
+
+EXTERNAL_DIR = "scaling/external"
+STANDARD = ("name", "N", "D", "C", "loss", "budget", "unique_tokens", "source")
+
+
+class TableColumns(Recipe):
+    """Which column of the table holds each quantity (None: absent)."""
+
+    name: str | None = None
+    N: str = "N"
+    D: str | None = "D"            # tokens; None: derived as C / (6 N)
+    C: str | None = "C"            # None: derived as 6 N D
+    loss: str = "loss"
+    budget: str | None = None      # isoFLOP budget of the run; None: log-spaced bins of C
+    unique_tokens: str | None = None
+    source: str | None = None      # per-row citation, else the recipe's
+    metrics: list[str] = []        # more metric columns (fit.metric can name one)
+
+
+class ExternalSuiteRecipe(Recipe):
+    kind: Literal["external"]
+    name: str
+    description: str = ""
+    citation: str
+    table: str                     # CSV or Parquet, relative to the recipes folder (or absolute)
+    sha256: str | None = None      # when set, the table must still have this hash (published numbers)
+    columns: TableColumns = TableColumns()
+    budget_bins_per_decade: int = Field(default=4, gt=0)
+    drop_highest_loss: int = Field(default=0, ge=0)  # e.g. Besiroglu et al. drop the 5 highest-loss runs
+    target_multipliers: list[float] = [10, 100, 1000]
+    fit: FitSettings = FitSettings()
+
+
+class ExternalTableError(ValueError):
+    pass
+
+
+def table_path(recipe: ExternalSuiteRecipe) -> Path:
+    path = Path(recipe.table)
+    return path if path.is_absolute() else recipes_dir() / path
+
+
+def read_table(recipe: ExternalSuiteRecipe) -> tuple[pd.DataFrame, str]:
+    """The raw table and its sha256 (checked against the recipe's, so published numbers stay unedited)."""
+    path = table_path(recipe)
+    if not path.exists():
+        raise ExternalTableError(f"{recipe.name}: table {path} does not exist")
+    digest = sha256_bytes(path.read_bytes())
+    if recipe.sha256 and digest != recipe.sha256:
+        raise ExternalTableError(f"{recipe.name}: {path} has sha256 {digest}, the recipe registers {recipe.sha256}")
+    table = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    cols = recipe.columns
+    named = [c for c in (cols.name, cols.N, cols.D, cols.C, cols.loss, cols.budget, cols.unique_tokens, cols.source,
+                         *cols.metrics) if c]
+    missing = sorted(set(named) - set(table.columns))
+    if missing:
+        raise ExternalTableError(f"{recipe.name}: {path} lacks columns {missing} (has {sorted(table.columns)})")
+    if cols.D is None and cols.C is None:
+        raise ExternalTableError(f"{recipe.name}: the table needs a tokens (D) or a compute (C) column")
+    return table, digest
+
+
+def _number(value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return value
+
+
+def budget_bin(C: float, per_decade: int) -> float:
+    return float(10 ** (round(math.log10(C) * per_decade) / per_decade)) if C > 0 and math.isfinite(C) else math.nan
+
+
+def table_results(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> list[dict]:
+    """One result.json-shaped dict per row, in row order; unusable rows keep status/values saying why."""
+    cols, k = recipe.columns, FLOPS_PER_PARAM_TOKEN
+    losses = pd.to_numeric(table[cols.loss], errors="coerce")
+    dropped = set(losses.nlargest(recipe.drop_highest_loss).index) if recipe.drop_highest_loss else set()
+    results = []
+    for index, row in table.iterrows():
+        N, loss = _number(row[cols.N]), _number(row[cols.loss])
+        D = _number(row[cols.D]) if cols.D else math.nan
+        C = _number(row[cols.C]) if cols.C else math.nan
+        if cols.D is None:
+            D = C / (k * N) if N > 0 else math.nan
+        if cols.C is None:
+            C = k * N * D
+        budget = _number(row[cols.budget]) if cols.budget else budget_bin(C, recipe.budget_bins_per_decade)
+        status = "succeeded"
+        if index in dropped:
+            status = f"dropped by the recipe: one of the {recipe.drop_highest_loss} highest losses"
+        result = {
+            "run": str(row[cols.name]) if cols.name else f"row{index:04d}", "budget": budget, "N": N, "D": D, "C": C,
+            "final_eval_loss": loss if math.isfinite(loss) else None, "status": status,
+            "source": str(row[cols.source]) if cols.source else recipe.citation,
+            "metrics": {m: _number(row[m]) for m in cols.metrics},
+        }
+        if cols.unique_tokens:
+            result["unique_tokens"] = _number(row[cols.unique_tokens])
+        results.append(result)
+    return results
+
+
+def load_external_recipe(path: str | Path) -> ExternalSuiteRecipe:
+    return load_recipe(path, ExternalSuiteRecipe)
+
+
+def external_recipes() -> list[ExternalSuiteRecipe]:
+    """Every registered external suite (recipes/scaling/external/*.yaml), by file name."""
+    folder = recipes_dir() / EXTERNAL_DIR
+    return [load_external_recipe(p) for p in sorted(folder.glob("*.yaml"))] if folder.is_dir() else []
+
+
+def target_budgets(recipe: ExternalSuiteRecipe, results: list[dict]) -> list[float]:
+    largest = max((r["budget"] for r in results if np.isfinite(r["budget"])), default=1.0)
+    return [largest * m for m in recipe.target_multipliers]

@@ -1,0 +1,129 @@
+"""Dagster wiring of the fits, shared by a trained suite and an external table of runs:
+
+runs (scaling_run partitions, or external_runs) -> isoflop_fit, parametric_fit -> scaling_predictions
+
+`observations(storage)` says where the runs come from; everything after is the same code, so an
+external suite is fitted, plotted, validated (leave-one-budget-out) and predicted like a trained one.
+"""
+
+
+from collections.abc import Callable
+
+import dagster as dg
+import pandas as pd
+
+from marin_assets.core.code_versions import code_version
+from marin_assets.resources.recording import record_output
+from marin_assets.resources.storage import StorageResource
+from marin_assets.scaling import bootstrap, isoflop, laws, observations, parametric, plots, results, validation
+from marin_assets.scaling.isoflop import IsoflopFit
+from marin_assets.scaling.outputs import FIT_AUTOMATION, GROUP, bootstrap_laws, png_metadata, write_png
+from marin_assets.scaling.suite import FLOPS_MODEL, FitSettings
+
+
+def _md(records: list[dict], floatfmt: str = ".4g") -> str:
+    return pd.DataFrame(records).to_markdown(index=False, floatfmt=floatfmt) if records else "none"
+
+
+def build_fit_assets(
+    name: str, fit: FitSettings, runs_dep, observations_of: Callable, targets_of: Callable[[dict], list[float]],
+    targets_section, key_prefix: list[str] | None = None,
+) -> list[dg.AssetsDefinition]:
+    fit_section = fit.model_dump(mode="json")
+    isoflop_version = code_version(fit_section, observations, isoflop, validation, results, plots)
+    parametric_version = code_version(fit_section, observations, parametric, bootstrap, validation, results, plots,
+                                      *laws.source_modules())
+    predictions_version = code_version({**fit_section, "targets": targets_section}, results, plots)
+    prefix = {"key_prefix": key_prefix} if key_prefix else {}
+
+    @dg.asset(name="isoflop_fit", group_name=GROUP, deps=[runs_dep], code_version=isoflop_version,
+              automation_condition=FIT_AUTOMATION, kinds={"statsmodels"}, **prefix,
+              description="Approach 2: per-budget parabola of loss vs ln N, minima N*(C), D*(C) and L*(C) laws, "
+                          "leave-one-budget-out errors.")
+    def isoflop_fit(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+        st = storage.storage
+        obs, missing = observations_of(st)
+        fit_result, report = results.isoflop_report(obs, fit)
+        loss_law = fit_result.loss_law
+        with st.atomic_dir(*results.output_parts(name, "fits", "isoflop")) as staged:
+            staged.write_json(report, "isoflop.json")
+            obs.table.to_parquet(staged.join("runs.parquet"), index=False)
+            fit_result.minima().to_parquet(staged.join("minima.parquet"), index=False)
+            path = write_png(staged, "isoflop_curves.png", png := plots.isoflop_curves(obs.table, fit_result))
+            return record_output(
+                context, staged, recipe=fit, code_version=isoflop_version,
+                stats={"n_runs": len(obs.table), "n_excluded": len(obs.excluded), "n_missing": len(missing),
+                       "N_opt_exponent": fit_result.N_law.exponent, "D_opt_exponent": fit_result.D_law.exponent,
+                       "usable_budgets": sum(b.usable for b in fit_result.budgets), "metric": fit.metric,
+                       "loss_opt_law": f"L*(C) = {loss_law.E:.4g} + {loss_law.A:.4g} (C/{loss_law.C0:.3g})^-{loss_law.gamma:.4g}",
+                       "lobo_largest_budget_loss_error": report["lobo_largest_budget_loss_error"]},
+                extra_metadata={
+                    "N_opt_exponent_ci": dg.MetadataValue.text(str(fit_result.N_law.exponent_ci)),
+                    "D_opt_exponent_ci": dg.MetadataValue.text(str(fit_result.D_law.exponent_ci)),
+                    "minima": dg.MetadataValue.md(fit_result.minima().to_markdown(index=False)),
+                    "leave_one_budget_out": dg.MetadataValue.md(_md(report["leave_one_budget_out"])),
+                    "warnings": dg.MetadataValue.text(" | ".join(report["warnings"]) or "none"),
+                    "excluded_runs": dg.MetadataValue.text(obs.exclusion_summary()),
+                    **png_metadata(png, path, "isoflop_curves"),
+                },
+            )
+
+    @dg.asset(name="parametric_fit", group_name=GROUP, deps=[runs_dep], code_version=parametric_version,
+              automation_condition=FIT_AUTOMATION, kinds={"scipy"}, **prefix,
+              description=f"Approach 3: the {fit.law} law L(N, D) (Huber-likelihood fit), bootstrap CIs, "
+                          "leave-one-budget-out errors and the other registered forms compared.")
+    def parametric_fit(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+        st = storage.storage
+        obs, missing = observations_of(st)
+        fit_result, boot, report = results.parametric_report(obs, fit)
+        with st.atomic_dir(*results.output_parts(name, "fits", "parametric")) as staged:
+            staged.write_json(report, "parametric.json")
+            if boot is not None:
+                boot.samples.to_parquet(staged.join("bootstrap.parquet"), index=False)
+            observed = obs.table.assign(predicted=fit_result.law.loss(obs.table["N"], obs.table["D"]))
+            observed.to_parquet(staged.join("fit_vs_observed.parquet"), index=False)
+            path = write_png(staged, "fit_vs_observed.png", png := plots.fit_vs_observed(obs.table, fit_result.law))
+            return record_output(
+                context, staged, recipe=fit, code_version=parametric_version,
+                stats={**fit_result.law.as_dict(), "n_runs": len(obs.table), "n_excluded": len(obs.excluded),
+                       "n_missing": len(missing), "method": fit_result.method, "law": fit.law, "metric": fit.metric,
+                       "aic": report["aic"] if report["aic"] is not None else "n/a (huber objective)",
+                       "max_abs_relative_residual": report["max_abs_relative_residual"],
+                       "lobo_largest_budget_loss_error": report["lobo_largest_budget_loss_error"]},
+                extra_metadata={
+                    "intervals": dg.MetadataValue.json(report["intervals"]),
+                    "warnings": dg.MetadataValue.text(" | ".join(report["warnings"]) or "none"),
+                    "leave_one_budget_out": dg.MetadataValue.md(_md(report["leave_one_budget_out"])),
+                    "law_comparison": dg.MetadataValue.md(_md(report["law_comparison"])),
+                    "excluded_runs": dg.MetadataValue.text(obs.exclusion_summary()),
+                    **png_metadata(png, path, "fit_vs_observed"),
+                },
+            )
+
+    @dg.asset(name="scaling_predictions", group_name=GROUP, deps=[isoflop_fit, parametric_fit],
+              code_version=predictions_version, automation_condition=FIT_AUTOMATION, kinds={"python"}, **prefix,
+              description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest budget.")
+    def scaling_predictions(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+        st = storage.storage
+        par_parts = results.output_parts(name, "fits", "parametric")
+        iso_parts = results.output_parts(name, "fits", "isoflop")
+        st.require_committed(*par_parts), st.require_committed(*iso_parts)
+        report = st.read_json(*par_parts, "parametric.json")
+        iso = st.read_json(*iso_parts, "isoflop.json")
+        law = results.law_from_report(report)
+        targets = targets_of(iso)
+        table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level)
+        png = plots.optimal_allocation(IsoflopFit.from_dict(iso), targets, law)
+        with st.atomic_dir(*results.output_parts(name, "predictions")) as staged:
+            table.to_parquet(staged.join("predictions.parquet"), index=False)
+            staged.write_json({"flops_model": FLOPS_MODEL, "law": report.get("law", "chinchilla"),
+                               "targets": table.to_dict("records")}, "predictions.json")
+            path = write_png(staged, "optimal_allocation.png", png)
+            return record_output(
+                context, staged, recipe={"targets": targets, "fit": fit_section}, code_version=predictions_version,
+                extra_metadata={"predictions": dg.MetadataValue.md(table.to_markdown(index=False, floatfmt=".4g")),
+                                **png_metadata(png, path, "optimal_allocation")},
+            )
+
+    return [isoflop_fit, parametric_fit, scaling_predictions]
+

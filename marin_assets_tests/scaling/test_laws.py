@@ -1,0 +1,81 @@
+"""Every registered law form: analytic Jacobian = numeric, compute-optimal = constrained minimum,
+and the data-constrained form's repetition half-life recovered from repeated-data runs."""
+
+import numpy as np
+import pytest
+
+from marin_assets.scaling.bootstrap import bootstrap_parametric
+from marin_assets.scaling.laws import LAWS, get_form
+from marin_assets.scaling.laws.base import FitError, numeric_jacobian
+from marin_assets.scaling.laws.chinchilla import ParametricLaw
+from marin_assets.scaling.laws.data_constrained import DataConstrainedLaw
+from marin_assets.scaling.parametric import fit_parametric
+from marin_assets.scaling.suite import FitSettings
+
+TRUE = DataConstrainedLaw(E=1.7, A=400.0, B=1500.0, alpha=0.34, beta=0.30, R_star=8.0, unique_tokens=2e9)
+
+
+def repeated_runs(n=90, noise=0.002, seed=0):
+    """Runs on a 2e9-token pool, up to 60 epochs: enough repetition to pin down R*."""
+    rng = np.random.default_rng(seed)
+    N = np.exp(rng.uniform(np.log(1e7), np.log(3e9), n))
+    D = np.exp(rng.uniform(np.log(5e8), np.log(1.2e11), n))
+    U = np.minimum(D, TRUE.unique_tokens)
+    return N, D, U, TRUE.loss(N, D) * np.exp(rng.normal(0, noise, n))
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_analytic_jacobian_matches_numeric(name):
+    form = get_form(name)
+    N, D, U, _ = repeated_runs(12)
+    features = form.features(N, D, {"U": U})
+    theta = form.to_theta(form.from_params({**TRUE.as_dict()}))
+    _, jac = form.predict_log(theta, features)
+    numeric = numeric_jacobian(lambda t, f: form.predict_log(t, f)[0], theta, features)
+    assert jac == pytest.approx(numeric, rel=1e-5, abs=1e-8)
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_compute_optimal_is_the_constrained_minimum(name):
+    law = get_form(name).from_params(TRUE.as_dict())
+    C = 1e21
+    n_opt, d_opt = law.compute_optimal(C)
+    assert 6 * n_opt * d_opt == pytest.approx(C)
+    grid = n_opt * np.geomspace(0.5, 2.0, 401)
+    assert grid[np.argmin(law.loss(grid, C / (6 * grid)))] == pytest.approx(n_opt, rel=0.01)
+
+
+def test_without_repetition_the_data_constrained_law_is_chinchilla():
+    free = DataConstrainedLaw(**{**TRUE.as_dict(), "unique_tokens": float("inf")})
+    chin = ParametricLaw(1.7, 400.0, 1500.0, 0.34, 0.30)
+    assert free.loss(1e9, 1e11) == pytest.approx(chin.loss(1e9, 1e11))
+    assert free.compute_optimal(1e22)[0] == pytest.approx(chin.compute_optimal(1e22)[0], rel=1e-4)
+    # With the pool, repeated tokens are worth less: higher loss, and the optimum moves to more parameters.
+    assert TRUE.loss(1e9, 1e11) > chin.loss(1e9, 1e11)
+    assert TRUE.compute_optimal(1e22)[0] > chin.compute_optimal(1e22)[0]
+
+
+def test_data_constrained_fit_recovers_the_half_life_and_beats_chinchilla_on_aic():
+    N, D, U, L = repeated_runs()
+    fit = fit_parametric(N, D, L, law="data_constrained", covariates={"U": U}, top_k=5)
+    assert fit.law.R_star == pytest.approx(TRUE.R_star, rel=0.25)
+    assert fit.law.beta == pytest.approx(TRUE.beta, abs=0.03)
+    assert fit.law.unique_tokens == pytest.approx(2e9)
+    chinchilla = fit_parametric(N, D, L, law="chinchilla", top_k=5)
+    assert fit.aic() < chinchilla.aic()
+    boot = bootstrap_parametric(N, D, L, fit, n_boot=8, seed=0, covariates={"U": U})
+    assert set(boot.intervals()) == set(get_form("data_constrained").param_names)
+    assert all(isinstance(law, DataConstrainedLaw) and law.unique_tokens == fit.law.unique_tokens
+               for law in boot.laws())
+
+
+def test_data_constrained_needs_unique_tokens_and_unknown_forms_are_refused():
+    N, D, U, L = repeated_runs(10)
+    with pytest.raises(FitError, match="needs the unique tokens"):
+        fit_parametric(N, D, L, law="data_constrained")
+    with pytest.raises(FitError, match="exceeds D"):
+        fit_parametric(N, D, L, law="data_constrained", covariates={"U": D * 2})
+    with pytest.raises(FitError, match="unknown law form"):
+        fit_parametric(N, D, L, law="kaplan")
+    with pytest.raises(ValueError, match="not a registered law form"):
+        FitSettings(law="kaplan")
