@@ -28,11 +28,11 @@ def _committed_result(root: Path, run: str, curve=CURVE, final=6.0) -> None:
 
 
 def _check(root: Path, baselines: Path, run: str):
-    plan, training_run = build_training_assets(RUNS)
+    run_spec, plan, training_run = build_training_assets(RUNS)
     checks = build_training_checks(plan, training_run, baselines, RUNS)
     loss_check = next(c for c in checks if c.check_key.name == "loss_matches_baseline")
     job = dg.define_asset_job("check_only", selection=dg.AssetSelection.checks(loss_check))
-    defs = dg.Definitions(assets=[plan, training_run], asset_checks=[loss_check], jobs=[job],
+    defs = dg.Definitions(assets=[run_spec, plan, training_run], asset_checks=[loss_check], jobs=[job],
                           resources=local_resources(str(root)))
     result = defs.resolve_job_def("check_only").execute_in_process(tags={"dagster/partition": run},
                                                                   raise_on_error=False)
