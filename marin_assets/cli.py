@@ -6,9 +6,11 @@ import argparse
 import sys
 
 from marin_assets import materialize_all
-from marin_assets.governance import cli_audit, cli_failures
+from marin_assets.core.recipes import RecipeError
+from marin_assets.core.storage import StorageError
+from marin_assets.governance import cli_audit, cli_failures, cli_gc
 
-COMMAND_GROUPS = (materialize_all, cli_audit, cli_failures)
+COMMAND_GROUPS = (materialize_all, cli_audit, cli_failures, cli_gc)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +23,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except (RecipeError, StorageError) as exc:
+        # The message names the file and field (or the path): a traceback would only bury it.
+        print(f"marin: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
