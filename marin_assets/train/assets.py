@@ -6,6 +6,7 @@ blocking check `preflight_fits` stops a run that would not fit before any device
 final checkpoint's content hash.
 """
 
+import os
 from dataclasses import asdict
 
 import dagster as dg
@@ -20,9 +21,12 @@ from marin_assets.train import checkpoints, maxtext_config, maxtext_entry, model
 from marin_assets.train.local_launcher import launch_local, plan_run, profile_local, run_paths
 from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
 from marin_assets.train.k8s.resource import TpuPodLauncher
+from marin_assets.train.run_result import TrainingPreempted
 from marin_assets.train.runs import TrainingRuns
 
 MIXTURE_ASSET = dg.AssetKey("mixture")
+# A preempted trainer checkpointed and stopped: the step is retried in the same run and resumes.
+PREEMPTION_RETRIES = int(os.environ.get("MARIN_PREEMPTION_RETRIES", 3))
 
 
 def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
@@ -107,7 +111,11 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
         # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
         assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
-        result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
+        try:
+            result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
+        except TrainingPreempted as exc:
+            context.log.warning(f"{exc}; retrying ({context.retry_number + 1} of at most {PREEMPTION_RETRIES})")
+            raise dg.RetryRequested(max_retries=PREEMPTION_RETRIES, seconds_to_wait=1) from exc
         with st.atomic_dir(layout.TRAINING, spec.run_name, layout.FINAL_DIR) as staged:
             png = write_result_files(staged, result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
             return record_output(

@@ -10,6 +10,8 @@ and neither its launcher pid nor its trainer pid is alive. A stale lease is take
 aside under a unique name first (a local rename is atomic, so of two racing takers only one moves
 it; on an object store the move is copy + delete and the loser's exclusive create fails), then
 creating a fresh one. The next run then resumes from the folder's last complete checkpoint.
+Each create is read back: on a store that ignored the precondition (e.g. the GCS emulator in tests)
+the last writer wins and the other acquirer sees a foreign token and waits.
 """
 
 from __future__ import annotations
@@ -102,12 +104,9 @@ class RunLease:
         self._fs.makedirs(self._dir, exist_ok=True)
         while True:
             record = LeaseRecord(uuid.uuid4().hex, self.run_id, os.getpid(), socket.gethostname(), time.time())
-            try:
-                self._create(record)
+            if self._create(record):
                 self.record = record
                 return record
-            except FileExistsError:
-                pass
             current = self.read()
             if current is not None and is_stale(current, stale_after_s):
                 self._move_aside(current)
@@ -135,9 +134,17 @@ class RunLease:
             self._fs.rm(self.path)
         self.record = None
 
-    def _create(self, record: LeaseRecord) -> None:
-        with self._fs.open(self.path, "xb") as f:
-            f.write(json.dumps(asdict(record)).encode())
+    def _create(self, record: LeaseRecord) -> bool:
+        """Exclusive create; then read back, so a store that ignores the precondition still has one winner."""
+        if self._fs.exists(self.path):
+            return False
+        try:
+            with self._fs.open(self.path, "xb") as f:
+                f.write(json.dumps(asdict(record)).encode())
+        except FileExistsError:
+            return False
+        current = self.read()
+        return current is not None and current.token == record.token
 
     def _move_aside(self, stale: LeaseRecord) -> None:
         aside = f"{self.path}.stale-{uuid.uuid4().hex[:8]}"
