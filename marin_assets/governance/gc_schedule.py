@@ -1,7 +1,5 @@
 """`marin gc` as a Dagster job with a daily schedule, off by default (turn it on in the UI)."""
 
-from __future__ import annotations
-
 import dagster as dg
 
 from marin_assets.governance.leftovers import DEFAULT_RETENTION_HOURS, find_leftovers, remove_leftovers

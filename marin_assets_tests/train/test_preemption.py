@@ -31,10 +31,9 @@ from marin_assets_tests.train.mixture_fixture import build_mixture
 pytestmark = pytest.mark.slow
 
 BASELINES = Path(__file__).parent / "baselines"
-BASELINE_HASH = json.loads((BASELINES / "tiny-fixture.json").read_text())["checkpoint_hash"]
 TINY = {"model": "tiny-0.2m", "mixture": "tiny", "budget": {"steps": 61}, "eval": {"interval": 30},
         "checkpoint": {"period": 10}, "log_period": 5, "resources": {"accelerator": "cpu", "memory_gib": 4}}
-RUNS = TrainingRuns(runs={"tiny-preempted": TINY, "tiny-orphaned": TINY})
+RUNS = TrainingRuns(runs={"tiny-reference": TINY, "tiny-preempted": TINY, "tiny-orphaned": TINY})
 TRAINER = "marin_assets.train.maxtext_entry"
 
 
@@ -61,6 +60,13 @@ def materialize(env, run_name, selection=("training_plan", "training_run"), logs
         return result
 
 
+@pytest.fixture(scope="module")
+def uninterrupted_hash(env):
+    assert materialize(env, "tiny-reference").success
+    return json.loads((env["root"] / "training" / "tiny-reference" / "final" / "result.json").read_text())[
+        "checkpoint_hash"]
+
+
 def trainers(root=None):
     found = []
     for proc in psutil.process_iter(["cmdline"]):
@@ -77,7 +83,7 @@ def last_logged_step(run_dir: Path) -> int:
     return max(steps)
 
 
-def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrupted_hash(env):
+def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrupted_hash(env, uninterrupted_hash):
     run_dir = env["root"] / "training" / "tiny-preempted"
     at_step = random.Random().randint(3, 55)
     outcome = {}
@@ -97,13 +103,14 @@ def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrup
     retries = [e for e in result.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]
     assert len(retries) == 1
     res = json.loads((run_dir / "final" / "result.json").read_text())
-    # the preemption checkpoint is the step the signal interrupted, not the last periodic one
-    assert signalled <= res["resumed_from_step"] <= signalled + 2
-    assert res["checkpoint_hash"] == BASELINE_HASH
+    assert res["checkpoint_hash"] == uninterrupted_hash
+    # the preemption checkpoint is the step the signal interrupted (MaxText logs a step or so late),
+    # not the last periodic one
+    assert signalled <= res["resumed_from_step"] <= signalled + 5
     assert not (run_dir / LEASE_FILE).exists()  # released after the run
 
 
-def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(env):
+def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(env, uninterrupted_hash):
     run_dir = env["root"] / "training" / "tiny-orphaned"
     assert materialize(env, "tiny-orphaned", selection=("training_plan",)).success
     script = ("import sys; from pathlib import Path; from marin_assets_tests.train import test_preemption as t; "
@@ -136,5 +143,5 @@ def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(e
     assert warnings and f"pid {launcher.pid}" in warnings[0]
     res = json.loads((run_dir / "final" / "result.json").read_text())
     assert res["resumed_from_step"] == checkpointed
-    assert res["checkpoint_hash"] == BASELINE_HASH
+    assert res["checkpoint_hash"] == uninterrupted_hash
 
