@@ -5,6 +5,7 @@ Each stage loads on its own (stage_loading): a bad recipe breaks only its stage,
 
 import dagster as dg
 
+import marin_assets.pool_wait  # noqa: F401  (runs waiting for a pool slot sleep, not spin)
 from marin_assets.resources import executor_for, resources_for
 from marin_assets.stage_loading import load_stage
 

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 import dagster as dg
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 from dagster._core.definitions.observe import observe
+from dagster._core.errors import DagsterExecutionInterruptedError
 from dagster._core.loader import LoadingContextForTest
+
+from marin_assets.core.waiting import EXIT_STOPPED, Stopped, stop_on_sigterm
 
 
 # Asset metadata: the partitions `materialize-all` may run on this machine (e.g. CPU training runs,
@@ -172,6 +175,18 @@ def register(commands) -> None:
 
 
 def _run(args) -> int:
+    # SIGTERM stops the command: while planning (Stopped), or inside a run waiting for a pool slot
+    # (Dagster's interrupt; marin_assets.pool_wait makes that wait see it).
+    try:
+        with stop_on_sigterm():
+            return _materialize_command(args)
+    except (Stopped, DagsterExecutionInterruptedError) as exc:
+        print(f"[marin] stopped by a signal ({exc or type(exc).__name__}); an interrupted run is marked "
+              "failed and its pool slots freed", flush=True)
+        return EXIT_STOPPED
+
+
+def _materialize_command(args) -> int:
     from marin_assets.definitions import defs
 
     only = set(args.only.split(",")) if args.only else None
