@@ -17,7 +17,7 @@ from dagster._core.definitions.observe import observe
 from dagster._core.errors import DagsterExecutionInterruptedError
 from dagster._core.loader import LoadingContextForTest
 
-from marin_assets.core.waiting import EXIT_STOPPED, Stopped, stop_on_sigterm
+from marin_assets.core.waiting import EXIT_STOPPED, Stopped, raise_if_signalled, stop_on_sigterm
 
 
 # Asset metadata: the partitions `materialize-all` may run on this machine (e.g. CPU training runs,
@@ -138,6 +138,7 @@ def materialize_all(
         done.add(run)
         print(f"[marin] materializing {run.describe()}", flush=True)
         result = execute(defs, instance, run)
+        raise_if_signalled()  # a SIGTERM that ended this run ends the command, not just the run
         if not result.success:
             # Keep going with the branches that do not depend on the failure; report it at the end.
             failed.append(run)
@@ -181,8 +182,8 @@ def _run(args) -> int:
         with stop_on_sigterm():
             return _materialize_command(args)
     except (Stopped, DagsterExecutionInterruptedError) as exc:
-        print(f"[marin] stopped by a signal ({exc or type(exc).__name__}); an interrupted run is marked "
-              "failed and its pool slots freed", flush=True)
+        print(f"[marin] {exc or 'stopped by a signal'}; an interrupted run is marked failed and its "
+              "pool slots freed", flush=True)
         return EXIT_STOPPED
 
 

@@ -17,6 +17,8 @@ from dagster._core.errors import DagsterExecutionInterruptedError
 from dagster._core.execution.plan import instance_concurrency_context as _icc
 from dagster._utils.interrupts import pop_captured_interrupt
 
+from marin_assets.core.waiting import note_signal
+
 MAX_WAIT_S = 1.0
 
 
@@ -24,6 +26,7 @@ def _interval_to_next_pending_claim_check(self) -> float:
     if not self._pending_claims:
         return 0.0
     if pop_captured_interrupt():
+        note_signal()  # the command that started this run stops too
         raise DagsterExecutionInterruptedError("interrupted while waiting for a pool slot")
     if not self._pending_timeouts:
         return MAX_WAIT_S

@@ -18,6 +18,11 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
+def waiting_steps(storage):
+    """Steps queued for the training slot, other than the one holding it."""
+    return [p for p in storage.get_concurrency_info("training").pending_steps if p.run_id != "another-run"]
+
+
 def test_a_run_waiting_for_a_pool_slot_sleeps_and_stops_on_sigterm(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
@@ -32,21 +37,23 @@ def test_a_run_waiting_for_a_pool_slot_sleeps_and_stops_on_sigterm(tmp_path):
                                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
         try:
             deadline = time.monotonic() + 300
-            while not storage.get_concurrency_info("training").pending_steps and time.monotonic() < deadline:
+            while not waiting_steps(storage) and time.monotonic() < deadline:
                 assert cli.poll() is None, (tmp_path / "cli.log").read_text()[-3000:]
                 time.sleep(0.5)
-            pending = storage.get_concurrency_info("training").pending_steps
+            pending = waiting_steps(storage)
             assert pending, "the CLI run never queued for the training slot"
             # waiting: sleeping between claim checks, not spinning a core (was ~100%)
-            assert psutil.Process(cli.pid).cpu_percent(interval=5) < 25
+            proc = psutil.Process(cli.pid)
+            samples = [proc.cpu_percent(interval=3) for _ in range(4)]
+            assert max(samples[1:]) < 10, samples
             cli.send_signal(signal.SIGTERM)
             assert cli.wait(timeout=60) == 143
         finally:
             if cli.poll() is None:
                 cli.kill()
         out = (tmp_path / "cli.log").read_text()
-        assert "[marin] stopped by a signal" in out
+        assert "[marin] stopped by" in out
         run_id = pending[0].run_id
         assert instance.get_run_by_id(run_id).status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)
-        info = storage.get_concurrency_info("training")
-        assert not info.pending_steps and info.active_run_ids == {"another-run"}
+        assert not waiting_steps(storage)
+        assert storage.get_concurrency_info("training").active_run_ids == {"another-run"}
