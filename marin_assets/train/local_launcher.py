@@ -6,6 +6,10 @@ interrupted run resumes from its last complete checkpoint (MaxText restores from
 folder; the LR schedule length is pinned in the config so the numbers match an uninterrupted run).
 When W&B is configured (wandb_tracking), MaxText also logs the run there; offline runs land in
 the run folder's wandb/.
+
+One trainer per run folder: the launcher takes the folder's lease (train/lease.py) before looking at
+its checkpoints and releases it when the trainer exited; the trainer heartbeats it, dies with this
+process (trainer_guard) and, on SIGTERM, checkpoints and exits (TrainingPreempted: the asset retries).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ Pipes log messages while it trains. MaxText exits 0 on "Training stopped" (data 
 pipeline errors); this process fails instead unless the last checkpoint is the last step. It
 then hashes the final checkpoint here, where JAX is already loaded, finishes the W&B run MaxText
 opened (if W&B is configured), and reports the result as a Pipes custom message. Outside Dagster
-(bare `python -m ...`) the same lines go to stderr.
+(bare `python -m ...`) the same lines go to stderr. Before anything else it installs trainer_guard:
+exit with the launcher, heartbeat the run folder's lease, and on SIGTERM/SIGINT save a checkpoint of
+the current step and exit with EXIT_PREEMPTED (a `TrainingPreempted:` line in the log says so).
 """
 
 from __future__ import annotations

@@ -16,9 +16,15 @@ RUNS = TrainingRuns(runs={"tiny-daemon": TINY})
 RUN_NAME = "tiny-daemon"
 JOB = "tiny_training"
 
-_train = build_defs(RUNS, baselines_dir=Path(__file__).parent / "baselines")
-_mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
-ASSETS = [_train.get_assets_def("training_plan"), _train.get_assets_def("training_run"), _mixture]
+
+
+def _assets() -> list:
+    train = build_defs(RUNS, baselines_dir=Path(__file__).parent / "baselines")  # not at module scope:
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))  # one Definitions
+    return [train.get_assets_def("training_plan"), train.get_assets_def("training_run"), mixture]
+
+
+ASSETS = _assets()
 
 defs = dg.Definitions(
     assets=ASSETS,
