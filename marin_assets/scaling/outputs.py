@@ -13,7 +13,7 @@ from marin_assets.core.storage import Storage
 from marin_assets.governance.recording import record_output
 from marin_assets.scaling import parametric, plots, results
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
-from marin_assets.train.assets import LAUNCHERS, mixture_for
+from marin_assets.train.assets import launch, mixture_for
 from marin_assets.train.report import loss_plot_png, result_metadata
 
 GROUP = "scaling"
@@ -42,7 +42,7 @@ def train_and_record(
     spec = training_spec(recipe, run)
     mixture = mixture_for(st, spec)
     started_at = dt.datetime.now(dt.UTC).isoformat()
-    trained = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
+    trained = launch(context, spec, st, mixture, tpu_launcher)  # retried in-step if preempted
     payload = results.run_result(
         run, trained.final_eval_loss, vocab_size=spec.model.vocab_size_for(mixture.tokenizer_vocab_size),
         num_params=trained.num_params, flops_per_token=trained.flops_per_token,

@@ -42,6 +42,15 @@ LAUNCHERS = {
 }
 
 
+def launch(context, spec, storage, mixture, tpu_launcher):
+    """Train with the spec's launcher; a preempted trainer (it checkpointed) makes Dagster retry the step."""
+    try:
+        return LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher)
+    except TrainingPreempted as exc:
+        context.log.warning(f"{exc}; retrying ({context.retry_number + 1} of at most {PREEMPTION_RETRIES})")
+        raise dg.RetryRequested(max_retries=PREEMPTION_RETRIES, seconds_to_wait=1) from exc
+
+
 class PlanConfig(dg.Config):
     profile_steps: int = 0  # > 0: also train this many steps to measure step time and extrapolate the run
 
@@ -111,11 +120,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.AssetsDefinition, dg.A
         # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
         assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
-        try:
-            result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
-        except TrainingPreempted as exc:
-            context.log.warning(f"{exc}; retrying ({context.retry_number + 1} of at most {PREEMPTION_RETRIES})")
-            raise dg.RetryRequested(max_retries=PREEMPTION_RETRIES, seconds_to_wait=1) from exc
+        result = launch(context, spec, st, mixture, tpu_launcher)
         with st.atomic_dir(layout.TRAINING, spec.run_name, layout.FINAL_DIR) as staged:
             png = write_result_files(staged, result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
             return record_output(
