@@ -5,7 +5,8 @@
   died before prctl ran).
 - SIGTERM (what GKE sends a preempted pod) or SIGINT (Dagster forwarding a run termination) asks
   for a preemption stop: MaxText finishes the current step, writes a checkpoint of it and stops
-  (`preemption_checkpoints`). A second signal, or no stop within `PREEMPT_GRACE_S`, exits hard.
+  (`preemption_checkpoints`). Repeated signals change nothing; no stop within `PREEMPT_GRACE_S`
+  exits hard (a cluster's own SIGKILL after its grace period does the same).
 - The watchdog heartbeats the run folder's lease; if another run took it over, this trainer exits
   at once rather than write into a folder it no longer owns.
 """
@@ -41,7 +42,7 @@ class Preemption:
 
     def _handle(self, signum, _frame):
         if self.requested.is_set():
-            os._exit(EXIT_PREEMPTED_HARD)  # asked twice: stop now
+            return  # repeats (parent-death signal + watchdog, or a retried kill) change nothing
         self.signal_name = signal.Signals(signum).name
         self.requested.set()
         threading.Thread(target=self._hard_stop_later, daemon=True).start()
@@ -73,13 +74,11 @@ def start_watchdog(parent_pid: int | None, lease: RunLease | None, poll_s: float
     """Parent-pid poll + lease heartbeat, in a daemon thread."""
 
     def watch():
-        next_beat = 0.0
+        next_beat, parent_gone = 0.0, False
         while True:
-            if parent_pid is not None and os.getppid() != parent_pid:
+            if not parent_gone and parent_pid is not None and os.getppid() != parent_pid:
                 os.kill(os.getpid(), signal.SIGTERM)  # the launcher died: checkpoint and stop
                 parent_gone = True
-            else:
-                parent_gone = False
             if lease is not None and time.monotonic() >= next_beat and not parent_gone:
                 try:
                     lease.heartbeat(trainer_pid=os.getpid())
