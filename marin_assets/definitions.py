@@ -1,4 +1,7 @@
-"""The one code location: merges each stage's definitions and binds resources for MARIN_ENV."""
+"""The one code location: merges each stage's definitions and binds resources for MARIN_ENV.
+
+Each stage loads on its own (stage_loading): a bad recipe breaks only its stage, never the others.
+"""
 
 import dagster as dg
 
@@ -6,14 +9,20 @@ from marin_assets.core.known_warnings import silence_known_warnings
 
 silence_known_warnings()  # before the stage modules define their assets  # noqa: E402
 
+import marin_assets.pool_wait  # noqa: E402, F401  (runs waiting for a pool slot sleep, not spin)
+from marin_assets.resources import executor_for, resources_for  # noqa: E402
+from marin_assets.resources.stage_jobs import stage_jobs  # noqa: E402
+from marin_assets.stage_loading import load_stage  # noqa: E402
+
 # Stage modules, not their Definitions objects: Dagster allows one Definitions at module scope.
-from marin_assets.data import definitions as data
-from marin_assets.governance import definitions as governance
-from marin_assets.resources import executor_for, resources_for
-from marin_assets.resources.stage_jobs import stage_jobs
-from marin_assets.scaling import definitions as scaling
-from marin_assets.tokenize import definitions as tokenize
-from marin_assets.train import definitions as train
+STAGE_MODULES = (
+    ("data", "marin_assets.data.definitions"),
+    ("tokenize", "marin_assets.tokenize.definitions"),
+    ("train", "marin_assets.train.definitions"),
+    ("scaling", "marin_assets.scaling.definitions"),
+    ("governance", "marin_assets.governance.definitions"),
+)
+STAGES = tuple(load_stage(stage, module) for stage, module in STAGE_MODULES)
 
 # Declarative automation (the fits re-materialize when a scaling run lands) runs by default; Dagster's
 # implicit default sensor starts stopped on a fresh instance, so it is declared here under its name.
@@ -22,8 +31,6 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
     target=dg.AssetSelection.all(),
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
-
-STAGES = (data.defs, tokenize.defs, train.defs, scaling.defs, governance.defs)
 
 defs = dg.Definitions.merge(
     *STAGES,

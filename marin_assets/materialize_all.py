@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import dagster as dg
 
 from marin_assets.console import QuietConsole
+from marin_assets.core.waiting import EXIT_STOPPED, Stopped, raise_if_signalled, stop_on_sigterm
 
 from marin_assets.resources.stage_jobs import job_name_for, run_tags, stage_jobs
 from marin_assets.stale_status import StaleStatus, asset_nodes, toposorted
@@ -139,6 +140,7 @@ def materialize_all(
         key = run.asset_keys[0].to_user_string()
         note = "" if result.success else f"run {result.run_id}"
         console.finished(key, run.partition_key, result.success, time.monotonic() - started, note)
+        raise_if_signalled()  # a SIGTERM that ended this run ends the command, not just the run
         if not result.success:
             # Keep going with the branches that do not depend on the failure; report it at the end.
             failed.append((run, result.run_id))
@@ -187,6 +189,18 @@ def log_path(instance: dg.DagsterInstance) -> str:
 
 
 def _run(args) -> int:
+    # SIGTERM stops the command: while planning (Stopped), or inside a run waiting for a pool slot
+    # (Dagster's interrupt; marin_assets.pool_wait makes that wait see it).
+    try:
+        with stop_on_sigterm():
+            return _materialize_command(args)
+    except (Stopped, DagsterExecutionInterruptedError) as exc:
+        print(f"[marin] {exc or 'stopped by a signal'}; an interrupted run is marked failed and its "
+              "pool slots freed", flush=True)
+        return EXIT_STOPPED
+
+
+def _materialize_command(args) -> int:
     from marin_assets.definitions import defs
 
     only = set(args.only.split(",")) if args.only else None

@@ -9,9 +9,11 @@ so a crash never leaves a half-written asset that looks complete.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import posixpath
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -28,6 +30,36 @@ _META_FILES = {COMMIT_MARKER, MANIFEST_NAME}
 
 class StorageError(RuntimeError):
     pass
+
+
+# Set-aside folders (gc removes them once old): a staging folder a crashed write left behind, and a
+# run's previous training state. The random suffix keeps two set-asides in one second apart.
+STAGING_INFIX = ".staging-"
+SUPERSEDED_INFIX = ".superseded-"
+# Disk faults whose bare message ("No space left on device") does not say where.
+PATH_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM}
+
+
+def staging_name(final: str) -> str:
+    return f"{final}{STAGING_INFIX}{uuid.uuid4().hex[:8]}"
+
+
+def superseded_name(final: str) -> str:
+    return f"{final}{SUPERSEDED_INFIX}{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+@contextlib.contextmanager
+def naming_the_path(action: str, path: str) -> Iterator[None]:
+    """Re-raise a disk fault (full, read-only, no permission) as a StorageError that names the path."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in PATH_ERRNOS:
+            raise
+        where = exc.filename if exc.filename and str(exc.filename) not in path else None
+        raise StorageError(
+            f"{action} {path} failed: {os.strerror(exc.errno)}" + (f" (at {where})" if where else "")
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -67,15 +99,17 @@ class Storage:
         stays untouched.
         """
         final = self.uri(*parts)
-        staging = f"{final}.staging-{uuid.uuid4().hex[:8]}"
+        staging = staging_name(final)
         fs = self.fs
-        fs.makedirs(staging, exist_ok=True)
         try:
-            yield StagedOutput(storage=self, path=staging, final_uri=final)
-            self._commit(staging, final)
+            with naming_the_path("writing", final):
+                fs.makedirs(staging, exist_ok=True)
+                yield StagedOutput(storage=self, path=staging, final_uri=final)
+                self._commit(staging, final)
         except BaseException:
-            if fs.exists(staging):
-                fs.rm(staging, recursive=True)
+            with contextlib.suppress(OSError):  # a read-only disk must not hide the real error
+                if fs.exists(staging):
+                    fs.rm(staging, recursive=True)
             raise
 
     def _commit(self, staging: str, final: str) -> None:
@@ -84,7 +118,7 @@ class Storage:
             with open(os.path.join(staging, COMMIT_MARKER), "w") as f:
                 f.write("ok\n")
             if os.path.exists(final):
-                trash = f"{final}.old-{uuid.uuid4().hex[:8]}"
+                trash = superseded_name(final)  # removed at once; gc finds it if a crash intervenes
                 os.rename(final, trash)
                 os.rename(staging, final)
                 fs.rm(trash, recursive=True)
@@ -105,10 +139,11 @@ class Storage:
         final = self.uri(*parts)
         tmp = f"{final}.tmp-{uuid.uuid4().hex[:8]}"
         fs = self.fs
-        fs.makedirs(posixpath.dirname(final), exist_ok=True)
-        with fs.open(tmp, "wb") as f:
-            f.write(data)
-        fs.mv(tmp, final)
+        with naming_the_path("writing", final):
+            fs.makedirs(posixpath.dirname(final), exist_ok=True)
+            with fs.open(tmp, "wb") as f:
+                f.write(data)
+            fs.mv(tmp, final)
         return final
 
     def write_json_atomic(self, obj, *parts: str) -> str:

@@ -1,8 +1,9 @@
-"""Governance: audit reports, the failure catalog, and the nightly validation schedule."""
+"""Governance: audit reports, the failure catalog, the nightly validation schedule, storage gc."""
 
 import dagster as dg
 
 from marin_assets.governance.assets import audit_report, failure_catalog
+from marin_assets.governance.gc_schedule import storage_gc_job, storage_gc_schedule
 from marin_assets.governance.schedules import (
     nightly_validation_chain,
     nightly_validation_jobs,
@@ -13,6 +14,6 @@ from marin_assets.governance.sensors import failure_catalog_sensor
 defs = dg.Definitions(
     assets=[audit_report, failure_catalog],
     sensors=[failure_catalog_sensor, nightly_validation_chain],
-    schedules=[nightly_validation_schedule],
-    jobs=nightly_validation_jobs,
+    schedules=[nightly_validation_schedule, storage_gc_schedule],
+    jobs=[*nightly_validation_jobs, storage_gc_job],
 )

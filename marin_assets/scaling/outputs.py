@@ -15,7 +15,7 @@ from marin_assets.scaling import plots, results
 from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
 from marin_assets.train.bits_per_byte import evaluation_metrics
-from marin_assets.train.launchers import LAUNCHERS, mixture_for
+from marin_assets.train.launchers import launch, mixture_for
 from marin_assets.train.report import loss_plot_png, result_metadata
 
 GROUP = "scaling"
@@ -44,7 +44,7 @@ def train_and_record(
     spec = training_spec(recipe, run)
     mixture = mixture_for(st, spec)
     started_at = dt.datetime.now(dt.UTC).isoformat()
-    trained = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
+    trained = launch(context, spec, st, mixture, tpu_launcher)  # retried in-step if preempted
     payload = results.run_result(
         run, trained.final_eval_loss, vocab_size=spec.model.vocab_size_for(mixture.tokenizer_vocab_size),
         num_params=trained.num_params, flops_per_token=trained.flops_per_token,

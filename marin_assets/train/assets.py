@@ -19,7 +19,7 @@ from marin_assets.data.licenses import assert_sources_cleared, sources_behind
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train import domain_eval, maxtext_config, maxtext_entry, preflight, run_folder, run_result
-from marin_assets.train.launchers import LAUNCHERS, MIXTURE_ASSET, mixture_for
+from marin_assets.train.launchers import MIXTURE_ASSET, launch, mixture_for
 from marin_assets.train.local_launcher import profile_local
 from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
 from marin_assets.train.k8s.resource import TpuPodLauncher
@@ -112,7 +112,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
         assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
-        result = LAUNCHERS[spec.resources.launcher](context, spec, st, mixture, tpu_launcher)
+        result = launch(context, spec, st, mixture, tpu_launcher)
         with st.atomic_dir(layout.TRAINING, spec.run_name, layout.FINAL_DIR) as staged:
             png = write_result_files(staged, result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
             return record_output(

@@ -6,10 +6,13 @@ so they live here, beside neither stage's assets (a stage's wiring never imports
 
 from __future__ import annotations
 
+import os
+
 import dagster as dg
 
 from marin_assets.tokenize.mixture_info import load_mixture_info
 from marin_assets.train.local_launcher import launch_local
+from marin_assets.train.run_result import TrainingPreempted
 
 # The tokenize stage's asset every training run reads (its key only: no import of that stage's wiring).
 MIXTURE_ASSET = dg.AssetKey("mixture")
@@ -21,6 +24,9 @@ def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
 
     return launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher)
 
+
+# A preempted trainer checkpointed and stopped: the step is retried in the same run and resumes.
+PREEMPTION_RETRIES = int(os.environ.get("MARIN_PREEMPTION_RETRIES", 3))
 
 # By ResourceConfig.launcher: the same spec trains on this machine or on every host of a TPU slice.
 LAUNCHERS = {
@@ -35,3 +41,12 @@ def mixture_for(storage, spec):
     if not info.validation_glob:
         raise ValueError(f"mixture {spec.mixture!r} has no validation split; training needs one for the final eval loss")
     return info
+
+
+def launch(context, spec, storage, mixture, tpu_launcher):
+    """Train with the spec's launcher; a preempted trainer (it checkpointed) makes Dagster retry the step."""
+    try:
+        return LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher)
+    except TrainingPreempted as exc:
+        context.log.warning(f"{exc}; retrying ({context.retry_number + 1} of at most {PREEMPTION_RETRIES})")
+        raise dg.RetryRequested(max_retries=PREEMPTION_RETRIES, seconds_to_wait=1) from exc

@@ -6,6 +6,10 @@ interrupted run resumes from its last complete checkpoint (MaxText restores from
 folder; the LR schedule length is pinned in the config so the numbers match an uninterrupted run).
 When W&B is configured (wandb_tracking), MaxText also logs the run there; offline runs land in
 the run folder's wandb/.
+
+One trainer per run folder: the launcher takes the folder's lease (train/lease.py) before looking at
+its checkpoints and releases it when the trainer exited; the trainer heartbeats it, dies with this
+process (trainer_guard) and, on SIGTERM, checkpoints and exits (TrainingPreempted: the asset retries).
 """
 
 from __future__ import annotations
@@ -22,15 +26,18 @@ import dagster as dg
 from marin_assets.core import layout
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.plotting import pyplot
-from marin_assets.core.storage import MANIFEST_NAME, Storage
+from marin_assets.core.storage import MANIFEST_NAME, Storage, superseded_name
 from marin_assets.train.checkpoints import latest_checkpoint_step
+from marin_assets.train.lease import HEARTBEAT_S, LEASE_FILE, STALE_AFTER_S, RunLease, lease_env
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
+from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
 from marin_assets.train.preflight import ProfileEstimate, extrapolate, require_fits
 from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
-from marin_assets.train.run_result import TrainingError, TrainingResult, collect_result
+from marin_assets.train.run_result import TrainingError, TrainingPreempted, TrainingResult, collect_result
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
+from marin_assets.train.trainer_guard import PARENT_ENV
 from marin_assets.train.wandb_tracking import MAXTEXT_KEYS as WANDB_KEYS
 from marin_assets.train.wandb_tracking import RUN_ID_FIELD, require_installed, run_id_for, wandb_settings
 
@@ -55,6 +62,19 @@ def launch_local(
     if wandb is not None:
         require_installed(wandb)
         keys.update(wandb.maxtext_keys(spec.run_name))
+    # One writer per run folder: a live lease makes this run wait (its trainer may still be
+    # checkpointing after a SIGTERM), a stale one (dead pids, old heartbeat) is taken over.
+    lease = RunLease(paths.run_dir, context.run_id)
+    lease.acquire(wait_s=STALE_AFTER_S + HEARTBEAT_S)
+    if lease.taken_over is not None:
+        context.log.warning(f"{spec.run_name}: took over the stale lease of {lease.taken_over.describe()}")
+    try:
+        return _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease)
+    finally:
+        lease.release()
+
+
+def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease) -> TrainingResult:
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
     identity = _input_identity(storage, spec, mixture_info)
@@ -79,7 +99,7 @@ def launch_local(
     started = time.monotonic()
     # The orchestrator idles while the child trains: load what the result step needs meanwhile.
     threading.Thread(target=_warm_imports, daemon=True).start()
-    env = spec.resources.process_env()
+    env = {**spec.resources.process_env(), **lease_env(lease), PARENT_ENV: str(os.getpid())}
     if wandb is not None:
         env.update(wandb.process_env(wandb_run_id, paths.run_dir))
     client = dg.PipesSubprocessClient(env=env)
@@ -89,6 +109,8 @@ def launch_local(
         )
     except Exception as exc:  # Pipes raises its (non-public) execution error when the process fails
         reason = _failure_reason(log_file) or str(exc)
+        if reason.startswith(PREEMPTED_MARKER):
+            raise TrainingPreempted(f"{spec.run_name}: {reason.removeprefix(PREEMPTED_MARKER)}; log: {log_file}") from exc
         raise TrainingError(f"training process for {spec.run_name} failed: {reason}; log: {log_file}") from exc
     wall, exited_at = time.monotonic() - started, time.time()
     messages = invocation.get_custom_messages()
@@ -106,10 +128,10 @@ def set_aside(run_dir: str) -> str:
 
     final/ (what marks the run finished) moves first: a crash midway never leaves a run that looks done.
     """
-    superseded = f"{run_dir}.superseded-{time.strftime('%Y%m%dT%H%M%S')}"
+    superseded = superseded_name(run_dir)
     os.makedirs(superseded)
     for name in sorted(os.listdir(run_dir), key=lambda name: name != layout.FINAL_DIR):
-        if name != layout.PLAN_DIR:
+        if name not in (layout.PLAN_DIR, LEASE_FILE):
             os.rename(os.path.join(run_dir, name), os.path.join(superseded, name))
     return superseded
 
@@ -144,6 +166,7 @@ def _failure_reason(log_file: str) -> str | None:
     except FileNotFoundError:
         return None
     verdicts = [line.split("TrainingFailed: ", 1)[1] for line in lines if "TrainingFailed: " in line]
+    verdicts += [PREEMPTED_MARKER + line.split(PREEMPTED_MARKER, 1)[1] for line in lines if PREEMPTED_MARKER in line]
     return verdicts[-1] if verdicts else None
 
 

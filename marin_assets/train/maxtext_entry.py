@@ -8,7 +8,9 @@ Pipes log messages while it trains. MaxText exits 0 on "Training stopped" (data 
 pipeline errors); this process fails instead unless the last checkpoint is the last step. It
 then hashes the final checkpoint here, where JAX is already loaded, finishes the W&B run MaxText
 opened (if W&B is configured), and reports the result as a Pipes custom message. Outside Dagster
-(bare `python -m ...`) the same lines go to stderr.
+(bare `python -m ...`) the same lines go to stderr. Before anything else it installs trainer_guard:
+exit with the launcher, heartbeat the run folder's lease, and on SIGTERM/SIGINT save a checkpoint of
+the current step and exit with EXIT_PREEMPTED (a `TrainingPreempted:` line in the log says so).
 """
 
 from __future__ import annotations
@@ -20,15 +22,21 @@ import time
 
 import yaml
 
+from marin_assets.train import trainer_guard
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
+from marin_assets.train.lease import lease_from_env
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
 from marin_assets.train.wandb_tracking import describe, finish_run
 
+EXIT_PREEMPTED = 3
 PROGRESS_LINES = 100  # step lines forwarded per run (evals and the last step always are)
 
 
 class TrainingFailed(RuntimeError):
     pass
+
+
+PREEMPTED_MARKER = "TrainingPreempted: "  # the launcher reads this line from the log
 
 
 class ProgressHandler(logging.Handler):
@@ -71,6 +79,11 @@ def _pipes():
 
 
 def run(config_path: str, log_file: str | None) -> dict:
+    # First, before JAX loads: stop with the launcher, stop (with a checkpoint) when preempted.
+    preemption = trainer_guard.Preemption().install()
+    parent = trainer_guard.parent_pid_from_env()
+    trainer_guard.die_with_parent(parent)
+    trainer_guard.start_watchdog(parent, lease_from_env())
     keys = yaml.safe_load(open(config_path))
     steps = int(keys["steps"])
     checkpoints_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}/checkpoints"
@@ -84,9 +97,15 @@ def run(config_path: str, log_file: str | None) -> dict:
         started = time.monotonic()
         from maxtext.trainers.pre_train import train
 
+        trainer_guard.preemption_checkpoints(preemption)
         train.main(["train", config_path])
         maxtext_s = time.monotonic() - started
         wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
+        if preemption.checkpoint_step is not None:
+            logging.getLogger(__name__).error(
+                "%spreempted by %s after step %d; checkpoint %d saved, a retry resumes from it",
+                PREEMPTED_MARKER, preemption.signal_name, preemption.checkpoint_step, preemption.checkpoint_step)
+            sys.exit(EXIT_PREEMPTED)
         try:
             summary = _verify(handler, checkpoints_dir, steps)
         except TrainingFailed as exc:

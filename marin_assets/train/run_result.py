@@ -22,6 +22,10 @@ class TrainingError(RuntimeError):
     pass
 
 
+class TrainingPreempted(TrainingError):
+    """The trainer was asked to stop (SIGTERM/SIGINT), wrote a checkpoint and exited: retry to resume."""
+
+
 @dataclass
 class TrainingResult:
     final_eval_loss: float

@@ -1,0 +1,34 @@
+"""Load each stage's Definitions on its own, so one bad recipe does not break the code location.
+
+A stage whose recipe fails validation is replaced by a single `<stage>_recipe_error` asset in the
+stage's group: the other stages load (and run) as usual, the UI shows the broken stage with the
+error as its description, and materializing it fails with that one-line message (file, field,
+reason). The message is also logged at load time.
+"""
+
+import importlib
+import logging
+
+import dagster as dg
+
+from marin_assets.core.recipes import RecipeError
+
+log = logging.getLogger(__name__)
+
+
+def broken_stage(stage: str, message: str) -> dg.Definitions:
+    @dg.asset(name=f"{stage}_recipe_error", group_name=stage, kinds={"python"},
+              description=f"Stage {stage!r} did not load: {message}")
+    def recipe_error() -> None:
+        raise RecipeError(message)
+
+    return dg.Definitions(assets=[recipe_error])
+
+
+def load_stage(stage: str, module: str) -> dg.Definitions:
+    """`module`'s `defs`, or a placeholder that fails with the recipe error."""
+    try:
+        return importlib.import_module(module).defs
+    except RecipeError as exc:
+        log.error("stage %s not loaded: %s", stage, exc)
+        return broken_stage(stage, str(exc))
