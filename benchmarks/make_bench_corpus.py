@@ -150,13 +150,14 @@ KINDS = {"changelog": ("text", changelog_docs), "copyright": ("text", copyright_
          "readme": ("text", readme_docs), "man": ("text", man_docs), "html": ("html", html_docs)}  # fmt: skip
 
 
-def edit_words(text: str, changes: int, rng: random.Random, markup: bool = False) -> str:
-    """Replace `changes` distinct words; with markup, only words outside tags (the page stays valid HTML)."""
+def edit_words(text: str, changes: int, rng: random.Random, markup: bool = False) -> tuple[str, int]:
+    """Replace up to `changes` distinct words (returns how many); with markup, only words outside tags."""
     parts = re.split(r"(<[^>]*>|\s+)" if markup else r"(\s+)", text)
     slots = [i for i, p in enumerate(parts) if p.isalpha()]
-    for i in rng.sample(slots, min(changes, len(slots))):
+    chosen = rng.sample(slots, min(changes, len(slots)))
+    for i in chosen:
         parts[i] = rng.choice([w for w in WORDS if w != parts[i]])
-    return "".join(parts)
+    return "".join(parts), len(chosen)
 
 
 def recombined_text(pool: list[str], rng: random.Random) -> str:
@@ -164,7 +165,7 @@ def recombined_text(pool: list[str], rng: random.Random) -> str:
     while size < RECOMBINED_CHARS:
         parts.append(rng.choice(pool))
         size += len(parts[-1])
-    return edit_words("\n\n".join(parts), rng.randint(5, 40), rng)
+    return edit_words("\n\n".join(parts), rng.randint(5, 40), rng)[0]
 
 
 def recombined_html(pool: list[str], rng: random.Random) -> str:
@@ -243,8 +244,9 @@ def build(n_docs: int, out: Path, *, seed: int = 0, docs_per_shard: int = 10_000
             if ring and roll < EXACT_SHARE + NEAR_SHARE:
                 original = rng.choice(ring)
                 near = roll >= EXACT_SHARE
-                changes = rng.randint(3, 6) if near else 0
-                text = edit_words(original["text"], changes, rng, container == "html") if near else original["text"]
+                text, changes = original["text"], 0
+                if near:
+                    text, changes = edit_words(text, rng.randint(3, 6), rng, container == "html")
                 dup = "near" if near else "exact"
                 planted.write(json.dumps({"id": doc_id, "of": original["id"], "kind": dup, "container": container,
                                           "words_changed": changes}) + "\n")  # fmt: skip
