@@ -235,7 +235,7 @@ def build(n_docs: int, out: Path, *, seed: int = 0, docs_per_shard: int = 10_000
     pool, pool_chars = [], 0
     counts: Counter = Counter()
     with open(tmp / "planted_duplicates.jsonl", "w") as planted, open(tmp / "source_files.txt", "w") as sources:
-        last_source = None
+        seen_sources: set[str] = set()  # one line per source file (bounded by the installed docs)
         for i in range(n_docs):
             kind = list(KINDS)[i % len(KINDS)]
             container = KINDS[kind][0]
@@ -258,9 +258,9 @@ def build(n_docs: int, out: Path, *, seed: int = 0, docs_per_shard: int = 10_000
                 if found is not None:
                     path, text = found
                     origin = "debian"
-                    if path != last_source:
+                    if path not in seen_sources:
                         sources.write(path + "\n")
-                        last_source = path
+                        seen_sources.add(path)
                     if pool_chars < POOL_CHARS:
                         paras = [p for p in _cut(text if kind != "html" else _html_text(text), 500) if len(p) > 40]
                         pool.extend(paras)
