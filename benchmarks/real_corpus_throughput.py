@@ -64,6 +64,7 @@ def per_stage(spec, files: list[str], container: str, recipe) -> None:
     texts, wall = timed(lambda t: normalize_text(t, recipe.normalize.form), texts)
     _row(container, "normalize", len(texts), size(texts), wall)
     lang = recipe.language
+    identify_language("warm up: load the model before timing")
     verdicts, wall = timed(lambda t: language_rejection(*identify_language(t, lang.max_chars), lang.allowlist,
                                                         lang.min_score), texts)  # fmt: skip
     passed = [t for t, v in zip(texts, verdicts, strict=True) if v is None and t]
