@@ -24,7 +24,6 @@ Debian packages (installed when missing and running as root): groff-base, man-db
 from __future__ import annotations
 
 import argparse
-import glob
 import gzip
 import hashlib
 import html
@@ -36,15 +35,16 @@ import shutil
 import subprocess
 import sys
 from collections import Counter, deque
-from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from debian_docs import KINDS, cut_paragraphs, html_text  # noqa: E402
 
 PACKAGES = ("groff-base", "man-db", "manpages", "manpages-dev", "python3.11-doc", "debian-handbook",
             "debian-reference-en")  # fmt: skip
 DEFAULT_OUT = "/tmp/marin_bench_corpus"
 DATE = "2026-11-30T00:00:00Z"  # fixed WARC-Date: the bytes must not depend on the build time
-MAX_CHARS, CHANGELOG_CHARS, RECOMBINED_CHARS = 12_000, 4_000, 3_150
+RECOMBINED_CHARS = 3_150
 POOL_CHARS = 64 * 2**20  # paragraph pool cap for recombined documents (bounded memory)
 RING = 2_048  # recent originals that duplicates are drawn from (bounded memory)
 EXACT_SHARE = NEAR_SHARE = 0.10
@@ -80,74 +80,6 @@ def package_versions(packages=PACKAGES) -> dict[str, str]:
     out = subprocess.run(["dpkg-query", "-W", "-f", "${Package}\t${Version}\n", *packages],
                          capture_output=True, text=True).stdout  # fmt: skip
     return dict(sorted(line.split("\t", 1) for line in out.splitlines() if "\t" in line))
-
-
-def _read(path: str) -> str:
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as f:
-            return f.read().decode("utf-8", errors="replace")
-    except (OSError, EOFError):
-        return ""
-
-
-def _cut(text: str, limit: int = MAX_CHARS) -> list[str]:
-    """Pieces of at most ~limit chars, cut on blank lines (a single huge paragraph stays whole)."""
-    pieces, current = [], ""
-    for para in text.split("\n\n"):
-        if current and len(current) + len(para) > limit:
-            pieces.append(current)
-            current = ""
-        current = f"{current}\n\n{para}" if current else para
-    return [p for p in [*pieces, current] if p.strip()]
-
-
-def changelog_docs(root: str):
-    for path in sorted(glob.glob(f"{root}/doc/*/changelog.Debian.gz")):
-        entries = re.split(r"\n(?=\S)", _read(path))  # a new entry starts at column 0
-        for text in _cut("\n\n".join(e.strip() for e in entries if e.strip()), CHANGELOG_CHARS):
-            yield path, text
-
-
-def copyright_docs(root: str):
-    for path in sorted(glob.glob(f"{root}/doc/*/copyright")):
-        yield from ((path, t) for t in _cut(_read(path)))
-
-
-def readme_docs(root: str):
-    paths = glob.glob(f"{root}/doc/*/README*") + glob.glob(f"{root}/doc/*/*/README*")
-    for path in sorted(p for p in paths if os.path.isfile(p) and not p.endswith((".html", ".htm"))):
-        yield from ((path, t) for t in _cut(_read(path)))
-
-
-def _render_man(path: str) -> str:
-    page = _read(path)
-    if page.startswith(".so "):  # an alias of another page: nothing of its own
-        return ""
-    env = {**os.environ, "LC_ALL": "C.UTF-8", "MANWIDTH": "80"}
-    done = subprocess.run(["groff", "-t", "-man", "-Tutf8", "-P-cbou", "-rLL=80n"], input=page.encode(),
-                          capture_output=True, env=env, timeout=60)  # fmt: skip
-    return done.stdout.decode("utf-8", errors="replace")
-
-
-def man_docs(root: str, threads: int = 2):
-    # English pages only (localised pages live in man/<lang>/); rendered a chunk at a time, in order.
-    paths = iter(sorted(glob.glob(f"{root}/man/man*/*.gz")))
-    with ThreadPoolExecutor(threads) as pool:
-        while chunk := list(islice(paths, 64)):
-            for path, text in zip(chunk, pool.map(_render_man, chunk), strict=True):
-                yield from ((path, t) for t in _cut(text))
-
-
-def html_docs(root: str):
-    for path in sorted(glob.glob(f"{root}/doc/**/*.html", recursive=True)):
-        if os.path.isfile(path) and (text := _read(path)).strip():
-            yield path, text
-
-
-# kind -> (container, generator). Round-robin in this order keeps every kind in every corpus size.
-KINDS = {"changelog": ("text", changelog_docs), "copyright": ("text", copyright_docs),
-         "readme": ("text", readme_docs), "man": ("text", man_docs), "html": ("html", html_docs)}  # fmt: skip
 
 
 def edit_words(text: str, changes: int, rng: random.Random, markup: bool = False) -> tuple[str, int]:
@@ -262,7 +194,7 @@ def build(n_docs: int, out: Path, *, seed: int = 0, docs_per_shard: int = 10_000
                         sources.write(path + "\n")
                         seen_sources.add(path)
                     if pool_chars < POOL_CHARS:
-                        paras = [p for p in _cut(text if kind != "html" else _html_text(text), 500) if len(p) > 40]
+                        paras = [p for p in cut_paragraphs(text if kind != "html" else html_text(text), 500) if len(p) > 40]
                         pool.extend(paras)
                         pool_chars += sum(map(len, paras))
                 elif pool:
@@ -292,13 +224,6 @@ def build(n_docs: int, out: Path, *, seed: int = 0, docs_per_shard: int = 10_000
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return manifest
-
-
-def _html_text(page: str) -> str:
-    """Rough text of a page for the recombination pool (the cleaning job's extractor is not needed here)."""
-    page = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", page)
-    page = re.sub(r"(?i)</?(p|div|h[1-6]|li|pre|br|tr)\b[^>]*>", "\n\n", page)
-    return html.unescape(re.sub(r"<[^>]+>", " ", page))
 
 
 def load_manifest(out: str | Path) -> dict:
