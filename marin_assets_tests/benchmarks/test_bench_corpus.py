@@ -38,6 +38,7 @@ def _documents(folder: Path) -> dict[str, str]:
     return docs
 
 
+@pytest.mark.slow  # renders a few dozen man pages with groff, twice
 def test_same_bytes_twice_and_planted_duplicates_listed(tmp_path):
     builder = _builder()
     first = builder.build(200, tmp_path / "a", docs_per_shard=50)
