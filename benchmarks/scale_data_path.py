@@ -1,168 +1,255 @@
-"""Scale of the data path: clean -> tokenize -> mixture at several corpus sizes, local and on a cluster.
+"""Benchmark: clean + tokenize + mixture at several corpus sizes; docs/s, MB/s and peak RSS per stage.
 
-For each N in --docs (a corpus from make_bench_corpus.py, built when missing) and each master
-(local[2], and with --cluster a standalone cluster of 2 workers x 1 core started here), runs the
-real jobs (cleaning_job.clean_source, tokenize_job.tokenize_source, mixture_build.build_mixture)
-and prints docs/s, MB/s and the peak RSS of the driver (this Python process + its JVM) and of the
-executors (Python workers, and the executor JVMs on a cluster) per stage. The last lines compare
-the largest N with the smallest: per-document cost ratio and driver peak-RSS ratio (targets 1.2x).
+    .venv/bin/python benchmarks/scale_data_path.py --docs 10000,100000 [--master local[2]|spark://127.0.0.1:7077]
 
-    python benchmarks/scale_data_path.py --docs 2000,8000 [--cluster]
+Each size runs in its own process (so one size's peak memory does not hide another's) on the Debian
+documentation corpus of benchmarks/make_bench_corpus.py (built at <corpus-root>-<N> when missing), as
+two sources of a temporary sources recipe (MARIN_RECIPES_DIR): plain text (JSONL) and HTML pages
+(WARC.gz). Stages call the product's entry points: cleaning_job.clean_source (Spark),
+tokenize_job.tokenize_source and mixture_build.build_mixture, under a Storage root in a temp folder.
+Peak RSS is sampled (psutil, every 0.2 s) over this process's tree: "driver" = this Python process,
+"driver JVM" = SparkSubmit (in local mode it also runs the executor threads), "workers" = the other
+processes (Spark Python workers, tokenizer pool) plus, for a standalone cluster, every
+CoarseGrainedExecutorBackend JVM on the machine and its children. Targets (issue 12): per-document
+cost of the largest size within 1.2x of the next smaller size, driver peak RSS flat (within 1.2x),
+nothing above 8 GB.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.make_bench_corpus import build  # noqa: E402
-from marin_assets.core import layout  # noqa: E402
-from marin_assets.core.storage import Storage  # noqa: E402
-from marin_assets.data.cleaning_job import clean_source  # noqa: E402
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe  # noqa: E402
-from marin_assets.data.sources import SourceSpec  # noqa: E402
-from marin_assets.resources.spark import SparkResource  # noqa: E402
-from marin_assets.resources.spark_cluster import StandaloneCluster, free_port  # noqa: E402
-from marin_assets.tokenize.encoding import EncodeSettings  # noqa: E402
-from marin_assets.tokenize.mixture_build import build_mixture  # noqa: E402
-from marin_assets.tokenize.recipes import MixtureRecipe, TokenizerSpec  # noqa: E402
-from marin_assets.tokenize.tokenize_job import STATS_FILE, cleaned_document_files, iter_documents, tokenize_source  # noqa: E402
-from marin_assets.tokenize.tokenizer_files import build_tokenizer  # noqa: E402
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-EXECUTOR_MARKERS = ("pyspark.daemon", "pyspark/daemon.py", "pyspark.worker", "CoarseGrainedExecutorBackend")
+GB = 2**30
+COST_RATIO_TARGET, RSS_RATIO_TARGET, RSS_CAP = 1.2, 1.2, 8 * GB
+SOURCES = {"bench_text": ("text/*.jsonl", "jsonl"), "bench_html": ("html/*.warc.gz", "warc.gz")}
+WEIGHTS = {"bench_text": 0.8, "bench_html": 0.2}
+QUIET = {"spark.ui.showConsoleProgress": "false"}  # no progress bars in the printed table
 
 
-class PeakRss:
-    """Samples RSS every 0.2 s: the driver (this process + its JVM) and the executors (other trees)."""
+class RssSampler:
+    """Peak RSS of the driver, the driver JVM and the workers, sampled in a thread."""
 
-    def __init__(self):
-        self.driver = self.executors = 0
+    def __init__(self, interval_s: float = 0.2):
+        self.interval, self.me = interval_s, psutil.Process()
+        self.peaks = {"driver": 0, "driver_jvm": 0, "workers": 0}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
+    def _processes(self) -> list[psutil.Process]:
+        tree = self.me.children(recursive=True)
+        for p in psutil.process_iter(["cmdline"]):  # standalone cluster: executor JVMs are not our children
+            if "org.apache.spark.executor.CoarseGrainedExecutorBackend" in (p.info["cmdline"] or []):
+                tree += [p, *p.children(recursive=True)]
+        return list({p.pid: p for p in tree}.values())
+
+    def sample(self) -> None:
+        now = {"driver": self.me.memory_info().rss, "driver_jvm": 0, "workers": 0}
+        for p in self._processes():
+            try:
+                rss, cmd = p.memory_info().rss, " ".join(p.cmdline())
+            except psutil.Error:  # ended between listing and reading
+                continue
+            now["driver_jvm" if "org.apache.spark.deploy.SparkSubmit" in cmd else "workers"] += rss
+        for key, value in now.items():
+            self.peaks[key] = max(self.peaks[key], value)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
     def __enter__(self):
+        self.sample()
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
-
-    def _run(self):
-        me = psutil.Process()
-        while not self._stop.wait(0.2):
-            driver = executors = 0
-            for proc in [me, *_safe(me.children, True, default=[])]:
-                cmd, rss = " ".join(_safe(proc.cmdline, default=[])), _safe(lambda p=proc: p.memory_info().rss)
-                if any(m in cmd for m in EXECUTOR_MARKERS):
-                    executors += rss
-                elif proc.pid == me.pid or "java" in cmd.split(" ", 1)[0]:
-                    driver += rss
-            for proc in psutil.process_iter(["cmdline"]):  # cluster executors are the workers' children
-                if "CoarseGrainedExecutorBackend" in " ".join(proc.info["cmdline"] or []) and _belongs_to_bench(proc):
-                    tree = [proc, *_safe(proc.children, True, default=[])]
-                    executors += sum(_safe(lambda p=p: p.memory_info().rss) for p in tree)
-            self.driver, self.executors = max(self.driver, driver), max(self.executors, executors)
+        self.sample()
 
 
-def _safe(fn, *args, default=0):
-    """A process may exit between listing and reading it (Spark's Python workers come and go)."""
-    try:
-        return fn(*args)
-    except psutil.Error:
-        return default
+@contextmanager
+def stage(results: list, name: str, docs: int, mb: float):
+    with RssSampler() as rss:
+        start = time.perf_counter()
+        yield
+        wall = time.perf_counter() - start
+    results.append({"stage": name, "docs": docs, "mb": mb, "wall_s": wall, **{f"rss_{k}": v for k, v in rss.peaks.items()}})
+    print(f"  {name:<22} {wall:8.1f} s", file=sys.stderr, flush=True)
 
 
-_BENCH_WORK_DIRS: list[str] = []
+def write_recipes(folder: Path, corpus: Path) -> None:
+    import yaml
+
+    from marin_assets.core.recipes import PACKAGE_RECIPES
+
+    shutil.copytree(PACKAGE_RECIPES, folder)  # the shipped cleaning, compliance, ... recipes; our sources
+    sources = [{"name": name, "uri": str(corpus / pattern), "format": fmt, "license": "GPL-2.0-or-later",
+                "provenance": {"origin": "Debian documentation installed by apt (benchmarks/make_bench_corpus.py)",
+                               "version": "1"}}
+               for name, (pattern, fmt) in SOURCES.items()]  # fmt: skip
+    (folder / "sources.yaml").write_text(yaml.safe_dump({"allowed_roots": [str(corpus)], "sources": sources}))
 
 
-def _belongs_to_bench(proc) -> bool:
-    try:
-        return any(proc.cwd().startswith(d) for d in _BENCH_WORK_DIRS)
-    except psutil.Error:
-        return False
+def _text_mb(files: list[str]) -> float:
+    """Uncompressed size of the text column, from the Parquet footers (no data read)."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for uri in files:
+        meta = pq.ParquetFile(uri.removeprefix("file://")).metadata
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            total += sum(group.column(c).total_uncompressed_size for c in range(group.num_columns)
+                         if group.column(c).path_in_schema == "text")  # fmt: skip
+    return total / 1e6
 
 
-def run_size(n: int, master: str, corpus_root: Path, work: Path) -> list[dict]:
-    corpus = corpus_root / str(n)
-    if not corpus.exists():
-        build(n, corpus)
-    mb = sum(f.stat().st_size for f in corpus.glob("*.jsonl.gz")) / 1e6  # MB/s: of the gzipped input files
-    spark = SparkResource(master=master, conf={"spark.sql.shuffle.partitions": "4"}).get_session()
-    spark.sparkContext.setLogLevel("ERROR")
-    store, rows = Storage(str(work)), []
-    spec = SourceSpec(name="bench", uri=str(corpus / "*.jsonl.gz"), format="jsonl.gz", license="GPL-2.0-or-later")
-    recipe = load_cleaning_recipe()
+def _tokenize(spark, files, source, out, settings, per_shard):
+    """tokenize_source as it is on this branch, or with a Spark session where the job takes one."""
+    from marin_assets.tokenize.tokenize_job import tokenize_source
 
-    def stage(name, docs, fn):
-        with PeakRss() as rss:
-            start = time.perf_counter()
-            result = fn()
-            seconds = time.perf_counter() - start
-        rows.append({"N": n, "master": master.split(":")[0], "stage": name, "docs": docs, "s": seconds,
-                     "docs/s": docs / seconds, "MB/s": mb / seconds, "driver MB": rss.driver / 2**20,
-                     "executors MB": rss.executors / 2**20})  # fmt: skip
-        return result
+    params = inspect.signature(tokenize_source).parameters
+    if "spark" in params:
+        return tokenize_source(spark, files, source, out, settings, per_shard)
+    return tokenize_source(files, source, out, settings, per_shard, os.cpu_count() or 1)
 
-    with store.atomic_dir(layout.CLEANED, "bench") as staged:
-        stats = stage("clean", n, lambda: clean_source(spark, spec, recipe, staged.path))
-    files = cleaned_document_files(store, "bench")
+
+def run_one(n_docs: int, master: str, corpus: Path, work: Path) -> dict:
+    os.environ["MARIN_RECIPES_DIR"] = str(work / "recipes")
+    write_recipes(work / "recipes", corpus)
+    from marin_assets.core import layout
+    from marin_assets.core.storage import Storage
+    from marin_assets.data.cleaning_job import clean_source
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.sources import load_sources
+    from marin_assets.resources.spark import SparkResource
+    from marin_assets.tokenize.encoding import EncodeSettings
+    from marin_assets.tokenize.mixture_build import build_mixture
+    from marin_assets.tokenize.recipes import MixtureRecipe, TokenizerSpec
+    from marin_assets.tokenize.tokenize_job import cleaned_document_files, count_rows, iter_documents
+    from marin_assets.tokenize.tokenizer_files import build_tokenizer
+
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    recipe, storage, results = load_cleaning_recipe(), Storage(str(work / "root")), []
+    specs = {s.name: s for s in load_sources().sources}
+    with stage(results, "spark session", 0, 0):
+        spark = SparkResource(master=master, conf=QUIET).get_session()
+    for name, spec in specs.items():
+        container = name.removeprefix("bench_")
+        shards = [s for s in manifest["shards"] if s["path"].startswith(container + "/")]
+        docs, mb = sum(s["docs"] for s in shards), sum(s["text_bytes"] for s in shards) / 1e6
+        with stage(results, f"clean {container}", docs, mb), storage.atomic_dir(layout.CLEANED, name) as staged:
+            stats = clean_source(spark, spec, recipe, staged.path)
+            staged.write_json(stats, "stats.json")
+        assert stats["conserved"], stats
+        results[-1]["kept"] = stats["kept"]
+    files = {name: cleaned_document_files(storage, name) for name in specs}
+    sample = next(iter_documents(files["bench_text"], 2_000))["text"]  # fixed-size sample: constant cost
     tok_dir = str(work / "tokenizer")
-    sample = [t for batch in iter_documents(files, 2000) for t in batch["text"]][:2000]
-    summary = build_tokenizer(TokenizerSpec(name="bench", vocab_size=1024), sample, tok_dir)
-    settings = EncodeSettings(tok_dir, summary.hash, True, True, 1000)
-    with store.atomic_dir(layout.TOKENIZED, "bench") as staged:
-        tstats = stage("tokenize", stats["kept"],
-                       lambda: tokenize_source(spark, files, "bench", staged.path, settings, 20_000))  # fmt: skip
-        staged.write_json(tstats, STATS_FILE)
-    mixture = MixtureRecipe(weights={"bench": 1.0}, epochs=1.0, validation_fraction=0.01, seq_len=128)
-    with store.atomic_dir(layout.MIXTURES, "bench") as staged:
-        stage("mixture", stats["kept"], lambda: build_mixture(store, "bench", mixture, summary, tok_dir, ["bench"], staged))
+    with stage(results, "tokenizer (2k docs)", len(sample), sum(map(len, sample)) / 1e6):
+        summary = build_tokenizer(TokenizerSpec(name="bench", vocab_size=8192), sample, tok_dir)
+    settings = EncodeSettings(tok_dir, summary.hash, True, True, 1_000)
+    for name in specs:
+        with stage(results, f"tokenize {name.removeprefix('bench_')}", count_rows(files[name]), _text_mb(files[name])), \
+                storage.atomic_dir(layout.TOKENIZED, name) as staged:  # fmt: skip
+            stats = _tokenize(spark, files[name], name, staged.path, settings, 10_000)
+            staged.write_json(stats, "stats.json")
+    mixture = MixtureRecipe(weights=WEIGHTS, epochs=1.0, seq_len=1024)
+    with storage.atomic_dir(layout.MIXTURES, "bench") as staged:
+        with stage(results, "mixture", sum(count_rows(f) for f in files.values()), 0):
+            info, _ = build_mixture(storage, "bench", mixture, summary, tok_dir, list(specs), staged)
+    results[-1]["mb"] = 4 * (info["train_tokens"] + info["validation_tokens"]) / 1e6  # int32 token bytes
     spark.stop()
-    return rows
+    return {"docs": n_docs, "master": master, "text_mb": manifest["text_bytes"] / 1e6, "stages": results}
+
+
+def ensure_corpus(n_docs: int, root: str) -> Path:
+    corpus = Path(f"{root}-{n_docs}")
+    manifest = corpus / "manifest.json"
+    if not manifest.exists() or json.loads(manifest.read_text())["docs"] != n_docs:
+        import make_bench_corpus
+
+        make_bench_corpus.ensure_packages()
+        make_bench_corpus.build(n_docs, corpus)
+    return corpus
+
+
+def print_table(runs: list[dict]) -> None:
+    print(f"{'docs':>9} {'stage':<22} {'wall s':>8} {'docs/s':>9} {'MB/s':>7} {'driver MB':>10} "
+          f"{'drv JVM MB':>10} {'workers MB':>10}")  # fmt: skip
+    for run in runs:
+        for s in run["stages"]:
+            rate = lambda x: f"{x / s['wall_s']:,.2f}" if x and s["wall_s"] else "-"  # noqa: E731
+            print(f"{run['docs']:>9,} {s['stage']:<22} {s['wall_s']:>8.1f} {rate(s['docs']):>9} {rate(s['mb']):>7} "
+                  f"{s['rss_driver'] / 2**20:>10,.0f} {s['rss_driver_jvm'] / 2**20:>10,.0f} "
+                  f"{s['rss_workers'] / 2**20:>10,.0f}")  # fmt: skip
+        total = sum(s["wall_s"] for s in run["stages"] if s["stage"] != "spark session")
+        print(f"{run['docs']:>9,} {'total (no session)':<22} {total:>8.1f} {run['docs'] / total:>9,.1f} "
+              f"{run['text_mb'] / total:>7.2f}   ({run['master']}, {run['text_mb']:.0f} MB of text)")  # fmt: skip
+    summary(runs)
+
+
+def _cost(run: dict) -> float:
+    return sum(s["wall_s"] for s in run["stages"] if s["stage"] != "spark session") / run["docs"]
+
+
+def _peak(run: dict, key: str) -> int:
+    return max(s[key] for s in run["stages"])
+
+
+def summary(runs: list[dict]) -> None:
+    verdict = lambda ok: "MET" if ok else "NOT MET"  # noqa: E731
+    for small, large in zip(runs, runs[1:]):
+        cost = _cost(large) / _cost(small)
+        rss = _peak(large, "rss_driver") / _peak(small, "rss_driver")
+        print(f"{small['docs']:,} -> {large['docs']:,} docs: per-document cost ratio {cost:.2f}x "
+              f"(target <= {COST_RATIO_TARGET}x: {verdict(cost <= COST_RATIO_TARGET)}); driver peak RSS ratio "
+              f"{rss:.2f}x (target <= {RSS_RATIO_TARGET}x: {verdict(rss <= RSS_RATIO_TARGET)})")  # fmt: skip
+    worst = max(max(_peak(r, k) for k in ("rss_driver", "rss_driver_jvm", "rss_workers")) for r in runs)
+    print(f"largest peak RSS of any group: {worst / GB:.2f} GB (cap 8 GB: {verdict(worst <= RSS_CAP)})")
+    print(f"cores: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f} "
+          "(a busy machine makes wall-clock figures noisy)")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", default="2000,8000", help="comma-separated corpus sizes")
-    parser.add_argument("--cluster", action="store_true", help="also on a standalone cluster (2 workers x 1 core)")
-    parser.add_argument("--corpus-root", type=Path, default=Path(tempfile.gettempdir()) / "marin-bench-corpus")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", default="10000", help="comma-separated sizes, e.g. 10000,100000,1000000")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--corpus-root", default="/tmp/marin_bench_corpus", help="corpus of size N: <root>-N")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size, print JSON
     args = parser.parse_args()
-    sizes = [int(s) for s in args.docs.split(",")]
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="marin-scale-") as tmp:
-        cluster = None
-        if args.cluster:
-            cluster = StandaloneCluster(Path(tmp) / "cluster", port=free_port()).start(timeout=300)
-            _BENCH_WORK_DIRS.append(str(cluster.state_dir))
-        try:
-            masters = ["local[2]"] + ([cluster.master_url] if cluster else [])
-            for master in masters:
-                for n in sizes:
-                    os.environ.pop("SPARK_LOCAL_IP", None)
-                    rows += run_size(n, master, args.corpus_root, Path(tmp) / f"{master[:5]}-{n}")
-        finally:
-            if cluster:
-                cluster.stop()
-    print(f"{'N':>8} {'master':>7} {'stage':>9} {'docs':>8} {'s':>7} {'docs/s':>9} {'MB/s':>6} {'driver MB':>9} {'exec MB':>8}")
-    for r in rows:
-        print(f"{r['N']:>8} {r['master']:>7} {r['stage']:>9} {r['docs']:>8} {r['s']:>7.1f} {r['docs/s']:>9.0f} "
-              f"{r['MB/s']:>6.2f} {r['driver MB']:>9.0f} {r['executors MB']:>8.0f}")
-    lo, hi = min(sizes), max(sizes)
-    for master in sorted({r["master"] for r in rows}):
-        for stage_name in ("clean", "tokenize", "mixture"):
-            a = next(r for r in rows if r["N"] == lo and r["master"] == master and r["stage"] == stage_name)
-            b = next(r for r in rows if r["N"] == hi and r["master"] == master and r["stage"] == stage_name)
-            print(f"{master} {stage_name}: per-doc cost N={hi} vs N={lo}: {(b['s'] / b['docs']) / (a['s'] / a['docs']):.2f}x"
-                  f" (target <= 1.2x); driver peak RSS {b['driver MB'] / max(a['driver MB'], 1e-9):.2f}x (target <= 1.2x)")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if args.one:
+        with tempfile.TemporaryDirectory(prefix="marin_scale_") as work:
+            corpus = Path(f"{args.corpus_root}-{args.one}")
+            print(json.dumps(run_one(args.one, args.master, corpus, Path(work))))
+        return
+    runs = []
+    for n in (int(x) for x in args.docs.split(",")):
+        ensure_corpus(n, args.corpus_root)
+        print(f"{n:,} documents on {args.master} ...", file=sys.stderr, flush=True)
+        cmd = [sys.executable, __file__, "--one", str(n), "--master", args.master, "--corpus-root", args.corpus_root]
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print_table(runs)
 
 
 if __name__ == "__main__":
