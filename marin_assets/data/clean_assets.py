@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 from marin_assets.core import layout
 from marin_assets.core.hashing import code_version
 from marin_assets.data import cleaning_job, cleaning_rows, dedup, normalize, parquet_output
+from marin_assets.data import curation, curation_inputs, curation_job, decontaminate, pii, quality_classifier
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
 from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, text
@@ -26,6 +27,7 @@ TABLES = ("documents", "rejected", "quarantine")
 CODE_VERSION = code_version(
     load_cleaning_recipe().model_dump(mode="json"),
     cleaning_job, cleaning_rows, parquet_output, dedup, normalize, text, gopher_repetition, gopher_quality, c4, fineweb,
+    curation, curation_job, curation_inputs, decontaminate, pii, quality_classifier,
 )  # fmt: skip
 
 
@@ -34,7 +36,11 @@ CODE_VERSION = code_version(
     group_name="data",
     code_version=CODE_VERSION,
     kinds={"spark", "parquet"},
-    deps=[dg.AssetDep(raw_corpus, partition_mapping=dg.IdentityPartitionMapping())],
+    deps=[
+        dg.AssetDep(raw_corpus, partition_mapping=dg.IdentityPartitionMapping()),
+        dg.AssetDep("eval_set", partition_mapping=dg.AllPartitionMapping()),  # every eval set, for decontamination
+        dg.AssetDep("quality_classifier"),  # scores every document
+    ],
     description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",
 )
 def cleaned_documents(
@@ -48,7 +54,9 @@ def cleaned_documents(
     session = spark.get_session()
     with store.atomic_dir(layout.CLEANED, source) as staged:
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
-            stats = cleaning_job.clean_source(session, spec, recipe, staged.path)
+            stats = cleaning_job.clean_source(session, spec, recipe, staged.path,
+                                              curation_inputs.eval_indexes(store, recipe),
+                                              curation_inputs.quality_model(store, recipe))  # fmt: skip
         staged.write_json(stats, STATS_NAME)
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
@@ -60,9 +68,17 @@ def cleaned_documents(
             recipe=recipe,
             code_version=CODE_VERSION,
             stats=stats,
-            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"])},
+            extra_metadata={**per_rule, **per_code, "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
+                            **curation_metadata(stats)},
             sources=[source],
         )
+
+
+def curation_metadata(stats: dict) -> dict:
+    """Counts of the curation steps (decontamination per eval set, PII per kind) with example ids."""
+    counts = stats.get("curation_counts", {})
+    return {**{f"curation[{key}]": n for key, n in counts.items()},
+            "curation_examples": dg.MetadataValue.json(stats.get("curation_examples", {}))}  # fmt: skip
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

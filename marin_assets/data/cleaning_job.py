@@ -13,9 +13,11 @@ import posixpath
 from collections import Counter
 
 from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECTED_SCHEMA
+from marin_assets.data import curation_job
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
 from marin_assets.data.dedup import cluster_representatives
+from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files, read_file, relative_name
 from marin_assets.data.sources import SourceSpec
@@ -25,7 +27,8 @@ NEAR_DUPLICATE = "dedup:near_duplicate"
 RECORD_SCHEMA = ("kind string, id string, url string, content string, content_type string, metadata string, "
                  "raw_length long, file string, offset long, reason string, excerpt string")  # fmt: skip
 ROW_SCHEMA = ("status string, id string, url string, text string, metadata string, raw_length long, "
-              "reason string, file string, offset long, excerpt string, exact_key string, bands array<long>")  # fmt: skip
+              "reason string, file string, offset long, excerpt string, exact_key string, bands array<long>, "
+              "step_counts string, quality_score double")  # fmt: skip
 
 
 def _read_records(spec: SourceSpec, max_record_bytes: int):
@@ -63,8 +66,12 @@ def near_duplicate_ids(docs) -> list[str]:
     return sorted(cluster_representatives(pairs))
 
 
-def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) -> dict:
-    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats."""
+def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str, eval_index: dict | None = None,
+                 quality_model: bytes | None = None) -> dict:  # fmt: skip
+    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats.
+
+    eval_index ({eval set: n-gram hashes}) and quality_model (fastText bytes) feed the curation steps.
+    """
     files = list_source_files(spec)
     if not files:
         raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
@@ -74,7 +81,7 @@ def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str) 
     raw = spark.createDataFrame(records, RECORD_SCHEMA)
     if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
         raw = raw.repartition(recipe.spark.partitions)
-    cleaner = RecordCleaner(recipe)
+    cleaner = RecordCleaner(recipe, curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model))
     rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
     try:
         return _dedup_and_write(spark, spec, recipe, rows, out_dir)
@@ -94,14 +101,16 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
         exact = marked.where(F.col("id") != F.col("_first")).select("id", F.lit(EXACT_DUPLICATE).alias("dup_reason"))
         dropped = dropped.unionByName(exact)
         kept = marked.where(F.col("id") == F.col("_first")).drop("_first")
-    if recipe.dedup.near:
+    if recipe.dedup.near:  # a bounded sample of the LSH candidate pairs, for the dedup_precision check
+        pairs = candidate_pair_sample(kept, recipe.dedup_precision.sample_pairs, recipe.dedup.seed)
+        n_pairs = write_parquet(pairs, PAIR_SCHEMA, posixpath.join(out_dir, PAIRS_TABLE), 1, "id_a", ["id_a", "id_b"])
         near_ids = near_duplicate_ids(kept)
         if near_ids:
             near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
             dropped = dropped.unionByName(near)
     dropped = dropped.persist()
     source = F.lit(spec.name).alias("source")
-    doc_cols = [F.col("id"), source, "url", "text", "metadata", "raw_length"]
+    doc_cols = [F.col("id"), source, "url", "text", "metadata", "raw_length", "quality_score"]
     final_kept = all_kept.join(dropped, "id", "left_anti").select(*doc_cols)
     dup_rows = all_kept.join(dropped, "id").select(*doc_cols, F.col("dup_reason").alias("reason"))
     rejected = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason").unionByName(dup_rows)
@@ -126,7 +135,11 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
                                   ["id", "reason", "text"]),
         "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file", ["file", "offset"]),
     }  # fmt: skip
-    return _stats(counts, dup_counts, written)
+    stats = _stats(counts, dup_counts, written)
+    stats.update(curation_job.step_stats(rows))
+    if recipe.dedup.near:
+        stats["dedup_pairs_sampled"] = n_pairs
+    return stats
 
 
 def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:

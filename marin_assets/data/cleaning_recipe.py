@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.data.curation_recipe import DecontaminationSettings, DedupPrecisionSettings, PiiSettings, QualitySettings
 from marin_assets.data.filters.pipeline import FilterSettings
 
 CLEANING_RECIPE = "cleaning.yaml"
@@ -48,6 +49,11 @@ class CleaningRecipe(Recipe):
     language: LanguageSettings = LanguageSettings()
     filters: FilterSettings = FilterSettings()
     dedup: DedupSettings = DedupSettings()
+    # curation steps after the filters (data/curation.py) and the dedup precision check
+    decontamination: DecontaminationSettings = DecontaminationSettings()
+    pii: PiiSettings = PiiSettings()
+    quality: QualitySettings = QualitySettings()
+    dedup_precision: DedupPrecisionSettings = DedupPrecisionSettings()
 
 
 def load_cleaning_recipe(path: str = CLEANING_RECIPE) -> CleaningRecipe:

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
+from marin_assets.data.curation import Curation
 from marin_assets.data.dedup import MinHasher, band_key_matrix, exact_key
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.pipeline import run_filters
@@ -25,7 +26,7 @@ EMPTY_TEXT = "empty_text"
 RECORD_COLUMNS = ["kind", "id", "url", "content", "content_type", "metadata", "raw_length", "file", "offset",
                   "reason", "excerpt"]  # fmt: skip
 ROW_COLUMNS = ["status", "id", "url", "text", "metadata", "raw_length", "reason", "file", "offset", "excerpt",
-               "exact_key", "bands"]  # fmt: skip
+               "exact_key", "bands", "step_counts", "quality_score"]  # fmt: skip
 
 
 def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple:
@@ -39,8 +40,9 @@ def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple
 
 
 class RecordCleaner:
-    def __init__(self, recipe: CleaningRecipe):
+    def __init__(self, recipe: CleaningRecipe, curation: Curation | None = None):
         self.recipe = recipe
+        self.curation = curation  # decontamination, PII, quality score (data/curation.py)
         dedup = recipe.dedup
         self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
 
@@ -48,7 +50,8 @@ class RecordCleaner:
         """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict, without LSH bands (clean_batches adds them per batch)."""
         row = {"status": QUARANTINED, "id": rec["id"], "url": rec["url"], "text": None, "metadata": rec["metadata"],
                "raw_length": rec["raw_length"], "reason": rec["reason"], "file": rec["file"],
-               "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None}  # fmt: skip
+               "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None,
+               "step_counts": None, "quality_score": None}  # fmt: skip
         if rec["kind"] == "quarantine":
             return row
         text = rec["content"]
@@ -76,9 +79,18 @@ class RecordCleaner:
         if not outcome.kept:
             row["reason"] = outcome.reason
             return row
-        row.update(status=KEPT, text=outcome.text, reason=None)
+        text = outcome.text
+        if self.curation is not None:
+            curated = self.curation.run(text)
+            row.update(step_counts=json.dumps(curated.counts, sort_keys=True) if curated.counts else None,
+                       quality_score=curated.fields.get("quality_score"))  # fmt: skip
+            if curated.reject:
+                row["reason"] = curated.reject
+                return row
+            text = curated.text
+        row.update(status=KEPT, text=text, reason=None)
         if self.recipe.dedup.exact:
-            row["exact_key"] = exact_key(outcome.text)
+            row["exact_key"] = exact_key(text)
         return row
 
     def clean_batches(self, batches: Iterable) -> Iterator:
