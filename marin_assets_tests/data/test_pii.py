@@ -42,3 +42,14 @@ def test_replacements_are_configurable_and_kinds_can_be_switched_off():
     assert redact(text, PiiSettingsView({"email": "[mail]"})) == ("[mail] from 8.8.4.4", {"email": 1})
     assert redact(text, PiiSettingsView({"ip": "x", "email": "y"}, public_ips_only=False)) == ("y from x", {"email": 1, "ip": 1})
     assert PiiStep(SETTINGS).apply(text).counts == {"pii:email": 1, "pii:ip": 1}
+
+
+def test_recipe_switch_per_source():
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.curation import build_curation
+
+    shipped = load_cleaning_recipe()
+    recipe = shipped.model_copy(update={"pii": shipped.pii.model_copy(update={"sources": {"debian_licenses": False}})})
+    assert [s.name for s in build_curation(recipe, "dirty_web").steps] == ["pii"]  # no eval index, no model given
+    assert build_curation(recipe, "debian_licenses").steps == []
+    assert build_curation(recipe, "dirty_web").run("mail jane@example.org").text == "mail <EMAIL>"
