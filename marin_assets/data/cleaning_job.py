@@ -17,7 +17,7 @@ from marin_assets.data import curation_job
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
 from marin_assets.data.dedup import cluster_representatives
-from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample
+from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, verified_near_duplicate_ids
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files, read_file, relative_name
 from marin_assets.data.sources import SourceSpec
@@ -104,7 +104,11 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
     if recipe.dedup.near:  # a bounded sample of the LSH candidate pairs, for the dedup_precision check
         pairs = candidate_pair_sample(kept, recipe.dedup_precision.sample_pairs, recipe.dedup.seed)
         n_pairs = write_parquet(pairs, PAIR_SCHEMA, posixpath.join(out_dir, PAIRS_TABLE), 1, "id_a", ["id_a", "id_b"])
-        near_ids = near_duplicate_ids(kept)
+        if recipe.dedup_precision.verify_pairs:  # exact Jaccard on every candidate pair before removal
+            near_ids, verification = verified_near_duplicate_ids(kept, recipe.dedup.shingle_size,
+                                                                 recipe.dedup_precision.jaccard_threshold)  # fmt: skip
+        else:
+            near_ids = near_duplicate_ids(kept)
         if near_ids:
             near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
             dropped = dropped.unionByName(near)
@@ -139,6 +143,8 @@ def _dedup_and_write(spark, spec: SourceSpec, recipe: CleaningRecipe, rows, out_
     stats.update(curation_job.step_stats(rows))
     if recipe.dedup.near:
         stats["dedup_pairs_sampled"] = n_pairs
+        if recipe.dedup_precision.verify_pairs:
+            stats["near_dedup_verification"] = verification
     return stats
 
 

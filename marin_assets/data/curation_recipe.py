@@ -47,3 +47,5 @@ class DedupPrecisionSettings(Recipe):
     jaccard_threshold: float = Field(default=0.7, ge=0.0, le=1.0, description="a true duplicate pair is at least this similar")
     min_precision: float = Field(default=0.8, ge=0.0, le=1.0, description="the check fails below this share")
     worst_pairs: int = Field(default=5, ge=0, description="least similar pairs shown in the check's metadata")
+    verify_pairs: bool = Field(default=False, description="merge only candidate pairs whose exact Jaccard reaches "
+                               "jaccard_threshold (cost in stats.json: near_dedup_verification)")

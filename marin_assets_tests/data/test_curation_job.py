@@ -89,3 +89,19 @@ def test_dedup_precision_fails_on_permissive_bands_and_passes_on_the_default(tmp
     assert bad.metadata["worst_pairs"].value[0]["jaccard"] < 0.7
     good = _check(tmp_path, write_registry, spark_resource, "default", {})
     assert good.passed and good.metadata["precision"].value == 1.0 and good.metadata["pairs_sampled"].value == 3
+
+
+def test_verified_near_dedup_removes_only_true_pairs_even_with_permissive_bands(spark, tmp_path):
+    shipped = load_cleaning_recipe()
+    spec = SourceSpec(name="dirty_web", uri=str(_dedup_corpus(tmp_path)), format="jsonl", license="CC0-1.0")
+    recipe = shipped.model_copy(update={
+        "spark": shipped.spark.model_copy(update={"partitions": 2}),
+        "dedup": shipped.dedup.model_copy(update={"bands": 112, "rows": 1}),
+        "dedup_precision": shipped.dedup_precision.model_copy(update={"verify_pairs": True}),
+        "decontamination": shipped.decontamination.model_copy(update={"enabled": False}),
+    })  # fmt: skip
+    stats = clean_source(spark, spec, recipe, str(tmp_path / "out"))
+    rejected = _rows(tmp_path / "out" / "rejected")
+    assert {i for i, r in rejected.items() if r["reason"] == "dedup:near_duplicate"} == {f"doc-{i:02d}-copy" for i in range(3)}
+    cost = stats["near_dedup_verification"]
+    assert cost["edges_scored"] > cost["edges_refused"] > 0 and cost["seconds"] >= 0
