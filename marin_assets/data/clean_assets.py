@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from marin_assets.core import layout
 from marin_assets.core.hashing import code_version
 from marin_assets.data import cleaning_job, cleaning_rows, dedup, normalize, parquet_output
-from marin_assets.data import curation, curation_inputs, curation_job, decontaminate, pii, quality_classifier
+from marin_assets.data import curation, curation_inputs, curation_job, decontaminate, dedup_precision, pii, quality_classifier
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import require_cleared
 from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition, text
@@ -27,7 +27,7 @@ TABLES = ("documents", "rejected", "quarantine")
 CODE_VERSION = code_version(
     load_cleaning_recipe().model_dump(mode="json"),
     cleaning_job, cleaning_rows, parquet_output, dedup, normalize, text, gopher_repetition, gopher_quality, c4, fineweb,
-    curation, curation_job, curation_inputs, decontaminate, pii, quality_classifier,
+    curation, curation_job, curation_inputs, decontaminate, dedup_precision, pii, quality_classifier,
 )  # fmt: skip
 
 
