@@ -15,7 +15,7 @@ from typing import Any
 from marin_assets.data.decontaminate import DecontaminationStep
 from marin_assets.data.pii import PiiSettingsView, PiiStep
 from marin_assets.data.quality_classifier import QualityStep
-from marin_assets.data.step_outcome import CurationStep, StepOutcome, Value  # noqa: F401 (re-exported)
+from marin_assets.data.step_outcome import CurationStep, StepOutcome
 
 
 @dataclass(frozen=True)
