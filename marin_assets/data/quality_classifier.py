@@ -37,7 +37,7 @@ class QualityClassifierRecipe(Recipe):
     balance: bool = True
     seed: int = 1
     epoch: int = Field(default=25, ge=1)
-    lr: float = Field(default=0.1, gt=0.0)
+    lr: float = Field(default=0.5, gt=0.0)
     dim: int = Field(default=16, ge=1)
     word_ngrams: int = Field(default=2, ge=1)
     min_count: int = Field(default=1, ge=1)
