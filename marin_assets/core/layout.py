@@ -2,6 +2,9 @@
 
 RAW = "raw"                   # raw/<source>/            file inventory + checksums of a source snapshot
 CLEANED = "cleaned"           # cleaned/<source>/        documents/ rejected/ quarantine/ (Parquet) + stats.json
+EVAL = "eval"                 # eval/<eval set>/          items.parquet (normalised text) + ngrams.parquet (hashed n-grams)
+QUALITY = "quality_classifier"  # quality_classifier/     model.bin (fastText) + metrics.json
+REPORTS = "reports"           # reports/<source>/         data_report: report.md, report.json, *.png
 TOKENIZER = "tokenizer"       # tokenizer/<name>/        tokenizer.json, tokenizer_config.json
 TOKENIZED = "tokenized"       # tokenized/<source>/      shard-00000.parquet ... (tokens: list<int32>)
 MIXTURES = "mixtures"         # mixtures/<mixture>/      train/ validation/ shards + mixture.json

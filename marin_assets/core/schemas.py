@@ -12,6 +12,7 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("text", pa.string()),
         pa.field("metadata", pa.string()),  # JSON object as text: format-specific extras
         pa.field("raw_length", pa.int64()),  # bytes of the raw record before extraction
+        pa.field("quality_score", pa.float64()),  # quality_classifier P(high quality); null when not scored
     ]
 )
 

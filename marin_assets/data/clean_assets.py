@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
 from marin_assets.data import cleaning_job, file_errors
+from marin_assets.data import curation_inputs
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import dedup_peers, require_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
@@ -44,7 +45,11 @@ RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitio
     group_name="data",
     code_version=CODE_VERSION,
     kinds={"spark", "parquet"},
-    deps=[dg.AssetDep(raw_corpus, partition_mapping=RAW_MAPPING)],
+    deps=[
+        dg.AssetDep(raw_corpus, partition_mapping=RAW_MAPPING),
+        dg.AssetDep("eval_set", partition_mapping=dg.AllPartitionMapping()),  # every eval set, for decontamination
+        dg.AssetDep("quality_classifier"),  # scores every document
+    ],
     description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",
 )
 def cleaned_documents(
@@ -60,7 +65,9 @@ def cleaned_documents(
     with store.atomic_dir(layout.CLEANED, source) as staged:
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
             specs = [sources.get(name) for name in [source, *peers]]
-            stats = cleaning_job.clean_sources(session, specs, recipe, {source: staged.path})[source]
+            stats = cleaning_job.clean_sources(session, specs, recipe, {source: staged.path},
+                                               curation_inputs.eval_indexes(store, recipe),
+                                               curation_inputs.quality_model(store, recipe))[source]  # fmt: skip
         stats["dedup_scope"], stats["dedup_against"] = recipe.dedup.scope, peers
         staged.write_json(stats.pop("reader_counts"), READER_COUNTS_NAME)
         examples = stats.pop("rejected_examples")
@@ -80,7 +87,7 @@ def cleaned_documents(
             stats=stats,
             extra_metadata={**per_rule, **per_code, **repaired, "file_errors": _file_errors_table(stats["file_errors"]),
                             "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
-                            "rejected_examples": rejected_examples_table(examples)},  # fmt: skip
+                            "rejected_examples": rejected_examples_table(examples), **curation_metadata(stats)},  # fmt: skip
             sources=[source],
         )
 
@@ -99,6 +106,13 @@ def _file_errors_table(rows: list[dict]) -> dg.MetadataValue:
         dg.TableColumn("lost_bytes", "int"), dg.TableColumn("lost_records", "int"),
     ])  # fmt: skip
     return dg.MetadataValue.table([dg.TableRecord(row) for row in rows], schema=schema)
+
+
+def curation_metadata(stats: dict) -> dict:
+    """Counts of the curation steps (decontamination per eval set, PII per kind) with example ids."""
+    counts = stats.get("curation_counts", {})
+    return {**{f"curation[{key}]": n for key, n in counts.items()},
+            "curation_examples": dg.MetadataValue.json(stats.get("curation_examples", {}))}  # fmt: skip
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

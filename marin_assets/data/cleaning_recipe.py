@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.data.curation_recipe import DecontaminationSettings, DedupPrecisionSettings, PiiSettings, QualitySettings
 from marin_assets.data.extract import ExtractionSettings
 from marin_assets.data.filters.pipeline import FilterSettings
 
@@ -58,6 +59,11 @@ class CleaningRecipe(Recipe):
     language: LanguageSettings = LanguageSettings()
     filters: FilterSettings = FilterSettings()
     dedup: DedupSettings = DedupSettings()
+    # curation steps after the filters (data/curation.py) and the dedup precision check
+    decontamination: DecontaminationSettings = DecontaminationSettings()
+    pii: PiiSettings = PiiSettings()
+    quality: QualitySettings = QualitySettings()
+    dedup_precision: DedupPrecisionSettings = DedupPrecisionSettings()
 
 
 def load_cleaning_recipe(path: str = CLEANING_RECIPE) -> CleaningRecipe:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
+from marin_assets.data.curation import Curation
 from marin_assets.data.dedup import MinHasher, band_key_matrix, exact_key
 from marin_assets.data.extract import build_extractor
 from marin_assets.data.extraction_worker import ExtractionTimeout, ExtractionWorker
@@ -28,7 +29,7 @@ EMPTY_TEXT = "empty_text"
 RECORD_COLUMNS = ["kind", "id", "url", "content", "content_type", "metadata", "raw_length", "file", "offset",
                   "reason", "excerpt"]  # fmt: skip
 ROW_COLUMNS = ["status", "id", "url", "text", "metadata", "raw_length", "reason", "value", "file", "offset",
-               "excerpt", "exact_key", "bands"]  # fmt: skip
+               "excerpt", "exact_key", "bands", "step_counts", "quality_score"]  # fmt: skip
 
 
 def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple:
@@ -42,9 +43,10 @@ def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple
 
 
 class RecordCleaner:
-    def __init__(self, recipe: CleaningRecipe, source: str | None = None):
+    def __init__(self, recipe: CleaningRecipe, source: str | None = None, curation: Curation | None = None):
         self.recipe = recipe
         self.extractor_name = recipe.extraction.name_for(source)
+        self.curation = curation  # decontamination, PII, quality score (data/curation.py)
         dedup = recipe.dedup
         self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
         self._extract = None  # built where the records are (a Spark worker), never pickled
@@ -71,7 +73,8 @@ class RecordCleaner:
         """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict, without LSH bands (clean_batches adds them per batch)."""
         row = {"status": QUARANTINED, "id": rec["id"], "url": rec["url"], "text": None, "metadata": rec["metadata"],
                "raw_length": rec["raw_length"], "reason": rec["reason"], "value": None, "file": rec["file"],
-               "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None}  # fmt: skip
+               "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None,
+               "step_counts": None, "quality_score": None}  # fmt: skip
         if rec["kind"] == "quarantine":
             return row
         text = rec["content"]
@@ -101,9 +104,18 @@ class RecordCleaner:
         if not outcome.kept:
             row.update(reason=outcome.reason, value=None if outcome.value is None else str(outcome.value))
             return row
-        row.update(status=KEPT, text=outcome.text, reason=None)
+        text = outcome.text
+        if self.curation is not None:
+            curated = self.curation.run(text)
+            row.update(step_counts=json.dumps(curated.counts, sort_keys=True) if curated.counts else None,
+                       quality_score=curated.fields.get("quality_score"))  # fmt: skip
+            if curated.reject:
+                row["reason"] = curated.reject
+                return row
+            text = curated.text
+        row.update(status=KEPT, text=text, reason=None)
         if self.recipe.dedup.exact:
-            row["exact_key"] = exact_key(outcome.text)
+            row["exact_key"] = exact_key(text)
         return row
 
     def _language(self, text: str, row: dict) -> tuple[str, str | None, str | None]:

@@ -30,15 +30,21 @@ def lsh_buckets(docs, node: str = "id", by: tuple[str, ...] = ()):
     )
 
 
-def near_duplicates(docs, node: str = "id", by: tuple[str, ...] = ()):
-    """(member, rep): each node of an LSH-connected cluster but its smallest, with that smallest node."""
+def near_duplicates(docs, node: str = "id", by: tuple[str, ...] = (), edge_filter=None):
+    """(member, rep): each node of an LSH-connected cluster but its smallest, with that smallest node.
+
+    `edge_filter` (a DataFrame of edges a, b -> the edges to merge on) can refuse candidate pairs,
+    e.g. those whose exact Jaccard is below a threshold (dedup_precision.jaccard_edge_filter).
+    """
     from pyspark.sql import functions as F
 
     edges = lsh_buckets(docs, node, by).select(F.col("rep").alias("a"), F.explode("ids").alias("b"))
+    if edge_filter is not None:
+        edges = edge_filter(edges.where(F.col("a") != F.col("b")))
     return component_representatives(edges)
 
 
-def duplicate_decisions(kept, scope: str, exact: bool, near: bool):
+def duplicate_decisions(kept, scope: str, exact: bool, near: bool, edge_filter=None):
     """DataFrame of DECISION_COLUMNS: every duplicate among `kept` (id, source, exact_key, bands) and
     the document kept in its place (for an exact duplicate whose survivor is itself a near duplicate,
     the near cluster's survivor: the document that remains)."""
@@ -60,7 +66,7 @@ def duplicate_decisions(kept, scope: str, exact: bool, near: bool):
     if near:
         if by:
             docs = docs.withColumn("source", F.col("doc.source"))
-        clusters = near_duplicates(docs, "doc", by)
+        clusters = near_duplicates(docs, "doc", by, edge_filter)
         near_rows = clusters.select(F.col("member").alias("doc"), F.col("rep").alias("kept"),
                                     F.lit(NEAR_DUPLICATE).alias("dup_reason"))  # fmt: skip
         survivor = clusters.select(F.col("member").alias("kept"), F.col("rep").alias("final"))

@@ -7,6 +7,8 @@ import pytest
 
 from marin_assets.data.clean_assets import cleaned_documents, counts_conserve
 from marin_assets.data.compliance import source_inventory
+from marin_assets.data.eval_assets import eval_set
+from marin_assets.data.quality_assets import quality_classifier
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.storage import StorageResource
@@ -23,8 +25,15 @@ def _materialize(tmp_path, assets, spark_resource, partition="dirty_web"):
     )
 
 
+def _curation_inputs(tmp_path, spark_resource):
+    """What cleaned_documents reads besides its source: the eval-set index and the quality model."""
+    assert _materialize(tmp_path, [eval_set], spark_resource, "handbook_passages").success
+    assert _materialize(tmp_path, [quality_classifier], spark_resource, None).success
+
+
 @pytest.mark.slow
 def test_cleaned_documents_materializes_with_per_rule_counts_and_conserving_check(tmp_path, spark_resource):
+    _curation_inputs(tmp_path, spark_resource)
     result = _materialize(tmp_path, [raw_corpus, cleaned_documents, counts_conserve], spark_resource)
     assert result.success
     [event] = [e for e in result.get_asset_materialization_events() if e.asset_key == cleaned_documents.key]

@@ -26,7 +26,9 @@ VENV_BIN = Path(sys.executable).parent
 SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
 E2E_RUN = "tiny-sample"
 STAGE_COMMANDS: tuple[tuple[str, str | None], ...] = (
-    ("raw_corpus,cleaned_documents", "dirty_web"),  # every filter, dedup and the quarantine at work
+    ("eval_set", "handbook_passages"),  # the 13-gram index decontamination reads
+    ("quality_classifier", None),  # the fastText model cleaning scores with
+    ("raw_corpus,cleaned_documents,data_report", "dirty_web"),  # every filter, dedup and the quarantine at work
     ("tokenizer", None),
     ("tokenized_source", "dirty_web"),
     ("mixture", "sample"),

@@ -1,0 +1,136 @@
+"""Decontamination: 13-gram overlap of normalised words between documents and the eval sets (pure).
+
+As in GPT-3 / Marin: words are lower-cased with punctuation stripped, and a document overlaps an eval
+set when it shares an n-gram (default 13 words) with it. An eval set's index is the sorted array of
+its n-grams' 64-bit hashes, built once per eval-set version (the eval_set asset) and broadcast to the
+Spark workers. Policy `drop` rejects an overlapping document; `remove_spans` cuts the overlapping
+words out and rejects the document only when too little of it remains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from marin_assets.data.step_outcome import StepOutcome
+
+REASON_PREFIX = "decontamination"
+_TOKEN = re.compile(r"\S+")
+_PUNCT = re.compile(r"[\W_]+")  # everything but letters and digits (Unicode-aware)
+_BASE = np.uint64(0x100000001B3)
+
+
+def normalized_tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of every whitespace token that keeps a letter or digit once normalised."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        word = _PUNCT.sub("", m.group().lower())
+        if word:
+            out.append((m.start(), m.end(), word))
+    return out
+
+
+def normalized_words(text: str) -> list[str]:
+    return [w for _, _, w in normalized_tokens(text)]
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+
+
+def ngram_hashes(words: list[str], n: int) -> np.ndarray:
+    """uint64 hash of each run of n consecutive words (empty when there are fewer than n)."""
+    if len(words) < n:
+        return np.empty(0, dtype=np.uint64)
+    h = np.fromiter(map(_word_hash, words), dtype=np.uint64, count=len(words))
+    m = len(words) - n + 1
+    with np.errstate(over="ignore"):
+        out = h[:m].copy()
+        for k in range(1, n):
+            out = out * _BASE + h[k : k + m]
+    return out
+
+
+def build_index(texts: Iterable[str], n: int) -> np.ndarray:
+    """The sorted unique n-gram hashes of an eval set's texts (uint64)."""
+    parts = [ngram_hashes(normalized_words(t), n) for t in texts]
+    return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
+
+
+@dataclass
+class Decontaminated:
+    text: str
+    matched_ngrams: dict[str, int] = field(default_factory=dict)  # eval set -> overlapping n-grams
+    removed_words: int = 0
+    reject: str | None = None
+
+
+def decontaminate(
+    text: str, index: Mapping[str, np.ndarray], *, ngram: int = 13, policy: str = "remove_spans",
+    min_remaining_fraction: float = 0.5,
+) -> Decontaminated:
+    """Check one document against every eval set's index; drop it or cut out the overlapping words."""
+    tokens = normalized_tokens(text)
+    grams = ngram_hashes([w for _, _, w in tokens], ngram)
+    if grams.size == 0 or not index:
+        return Decontaminated(text)
+    covered = np.zeros(len(tokens), dtype=bool)
+    matched = {}
+    for name in sorted(index):
+        hit = np.isin(grams, index[name], assume_unique=False)
+        if hit.any():
+            matched[name] = int(hit.sum())
+            for start in np.flatnonzero(hit):  # an n-gram covers words start .. start + n - 1
+                covered[start : start + ngram] = True
+    if not matched:
+        return Decontaminated(text)
+    worst = max(sorted(matched), key=matched.get)
+    reason = f"{REASON_PREFIX}:{worst}"
+    removed = int(covered.sum())
+    if policy == "drop" or len(tokens) - removed < min_remaining_fraction * len(tokens):
+        return Decontaminated(text, matched, removed, reject=reason)
+    return Decontaminated(_cut(text, tokens, covered), matched, removed)
+
+
+def _cut(text: str, tokens: list[tuple[int, int, str]], covered: np.ndarray) -> str:
+    """text without each run of covered tokens (and the blanks after it)."""
+    pieces, pos, i = [], 0, 0
+    while i < len(tokens):
+        if not covered[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens) and covered[j + 1]:
+            j += 1
+        start, end = tokens[i][0], tokens[j][1]
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        pieces.append(text[pos:start])
+        pos, i = end, j + 1
+    pieces.append(text[pos:])
+    return "".join(pieces).strip()
+
+
+class DecontaminationStep:
+    """The curation step: counts per eval set, rejection reason decontamination:<eval set>."""
+
+    name = "decontamination"
+
+    def __init__(self, index_handle, ngram: int, policy: str, min_remaining_fraction: float):
+        self.index_handle, self.ngram, self.policy, self.min_remaining = index_handle, ngram, policy, min_remaining_fraction
+
+    def apply(self, text: str) -> StepOutcome:
+        result = decontaminate(text, self.index_handle.value, ngram=self.ngram, policy=self.policy,
+                               min_remaining_fraction=self.min_remaining)  # fmt: skip
+        counts = {f"{REASON_PREFIX}[{name}]:documents": 1 for name in result.matched_ngrams}
+        counts.update({f"{REASON_PREFIX}[{name}]:ngrams": n for name, n in result.matched_ngrams.items()})
+        if result.removed_words and not result.reject:
+            counts[f"{REASON_PREFIX}:words_removed"] = result.removed_words
+            counts[f"{REASON_PREFIX}:documents_cut"] = 1
+        return StepOutcome(result.text, counts, result.reject)

@@ -1,0 +1,45 @@
+"""An eval set's stored form (eval/<name>/): its normalised items and its hashed n-gram index.
+
+Written once per eval-set version by the eval_set asset; read by every cleaned_documents partition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from marin_assets.core import layout
+from marin_assets.core.storage import Storage
+from marin_assets.data.decontaminate import build_index, normalized_words
+from marin_assets.data.eval_sets import EvalSetSpec, read_items
+from marin_assets.data.parquet_output import write_arrow_table
+
+ITEMS, NGRAMS, SUMMARY = "items.parquet", "ngrams.parquet", "index.json"
+
+
+def build(spec: EvalSetSpec, ngram: int, out_dir: str) -> dict:
+    """Write items.parquet (id, normalised text, words) and ngrams.parquet (sorted hashes); return the summary."""
+    items = list(read_items(spec))
+    ids = [item_id for item_id, _ in items]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"eval set {spec.name}: duplicate item ids")
+    words = [normalized_words(text) for _, text in items]
+    too_short = [item_id for item_id, w in zip(ids, words) if len(w) < ngram]
+    index = build_index((text for _, text in items), ngram)
+    write_arrow_table(pa.table({"id": ids, "text": [" ".join(w) for w in words], "words": [len(w) for w in words]}),
+                      f"{out_dir}/{ITEMS}")  # fmt: skip
+    write_arrow_table(pa.table({"hash": index.view(np.int64)}), f"{out_dir}/{NGRAMS}")
+    return {"eval_set": spec.name, "ngram": ngram, "items": len(items), "ngrams": int(index.size),
+            "items_too_short": too_short}  # fmt: skip
+
+
+def read_index(storage: Storage, name: str) -> np.ndarray:
+    """The committed sorted uint64 n-gram hashes of one eval set."""
+    storage.require_committed(layout.EVAL, name)
+    with storage.fs.open(storage.uri(layout.EVAL, name, NGRAMS), "rb") as f:
+        return pq.read_table(f).column("hash").to_numpy().view(np.uint64)
+
+
+def read_summary(storage: Storage, name: str) -> dict:
+    return storage.read_json(layout.EVAL, name, SUMMARY)

@@ -1,0 +1,35 @@
+"""A source's raw records as plain text, extracted and normalised as the cleaning job does (no Spark).
+
+For small reference uses on the driver: training the quality classifier, building the sample eval set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from marin_assets.data.extract import html_to_text
+from marin_assets.data.normalize import normalize_text
+from marin_assets.data.readers import QuarantinedRecord, list_source_files, read_file
+from marin_assets.data.sources import SourceSpec
+
+
+def source_texts(spec: SourceSpec, max_record_bytes: int = 5_000_000, form: str = "NFC",
+                 skipped: dict | None = None) -> Iterator[tuple[str, str]]:  # fmt: skip
+    """(record id, text) of each readable record; unreadable ones are counted in `skipped` by reason."""
+    skipped = {} if skipped is None else skipped
+    for path in list_source_files(spec):
+        for record in read_file(path, spec, max_record_bytes):
+            if isinstance(record, QuarantinedRecord):
+                skipped["quarantined"] = skipped.get("quarantined", 0) + 1
+                continue
+            text = record.content
+            if record.content_type == "html":
+                try:
+                    text = html_to_text(text)
+                except Exception:  # the cleaning job quarantines these; a reference set just skips them
+                    skipped["extraction_failed"] = skipped.get("extraction_failed", 0) + 1
+                    continue
+            if text := normalize_text(text, form):
+                yield record.id, text
+            else:
+                skipped["empty_text"] = skipped.get("empty_text", 0) + 1

@@ -1,0 +1,74 @@
+"""data_report[source]: the cleaning funnel, histograms, rejections, duplicates, PII and decontamination.
+
+Written as reports/<source>/{report.md, report.json, funnel.png, lengths.png, languages.png} and shown in
+the Dagster UI as Markdown with the PNGs inline (base64), so the UI and the files say the same.
+"""
+
+import base64
+
+import dagster as dg
+import pyarrow.parquet as pq
+
+from marin_assets.core import layout
+from marin_assets.core.hashing import code_version
+from marin_assets.data import report, report_plots
+from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.partitions import SOURCE_PARTITIONS
+from marin_assets.governance.recording import record_output
+from marin_assets.resources.storage import StorageResource
+
+CODE_VERSION = code_version(load_cleaning_recipe().dedup.model_dump(mode="json"), report, report_plots)
+COLUMNS = {"documents": ["id", "text", "metadata", "quality_score"], "rejected": ["id", "text", "metadata", "reason"]}
+
+
+def _rows(storage: StorageResource, source: str, table: str) -> list[dict]:
+    store, rows = storage.storage, []
+    for rel in store.list_files(layout.CLEANED, source):
+        if rel.startswith(f"{table}/"):
+            with store.fs.open(store.uri(layout.CLEANED, source, rel), "rb") as f:
+                parquet = pq.ParquetFile(f)
+                rows.extend(parquet.read(columns=[c for c in COLUMNS[table] if c in parquet.schema_arrow.names]).to_pylist())
+    return rows
+
+
+@dg.asset(
+    partitions_def=SOURCE_PARTITIONS,
+    group_name="data",
+    code_version=CODE_VERSION,
+    kinds={"python"},
+    deps=[dg.AssetDep("cleaned_documents", partition_mapping=dg.IdentityPartitionMapping())],
+    description="Per-source data report: funnel plot, length / language histograms, rejections, duplicates, PII.",
+)
+def data_report(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
+    source, store = context.partition_key, storage.storage
+    store.require_committed(layout.CLEANED, source)
+    stats = store.read_json(layout.CLEANED, source, "stats.json")
+    built = report.build_report(source, stats, _rows(storage, source, "documents"), _rows(storage, source, "rejected"),
+                                load_cleaning_recipe().dedup)  # fmt: skip
+    images = {name: draw(built) for name, draw in report_plots.FIGURES.items()}
+    with store.atomic_dir(layout.REPORTS, source) as staged:
+        for name, png in images.items():
+            with store.fs.open(staged.join(f"{name}.png"), "wb") as f:
+                f.write(png)
+        with store.fs.open(staged.join("report.md"), "w") as f:
+            f.write(report.markdown(built, {name: f"{name}.png" for name in images}))
+        staged.write_json(built, "report.json")
+        inline = {name: "data:image/png;base64," + base64.b64encode(png).decode() for name, png in images.items()}
+        return record_output(
+            context,
+            staged,
+            recipe=load_cleaning_recipe().dedup,
+            code_version=CODE_VERSION,
+            stats={k: built[k] for k in ("records_in", "kept", "rejected", "quarantined")},
+            extra_metadata={
+                "report": dg.MetadataValue.md(report.markdown(built, inline)),
+                "funnel": dg.MetadataValue.json(built["funnel"]),
+                "pii": dg.MetadataValue.json(built["pii"]),
+                "decontamination": dg.MetadataValue.json(built["decontamination"]),
+                "duplicate_cluster_sizes": dg.MetadataValue.json(built["duplicate_cluster_sizes"]),
+                "report_markdown": dg.MetadataValue.path(f"{staged.final_uri}/report.md"),
+            },
+        )
+
+
+REPORT_ASSETS = [data_report]

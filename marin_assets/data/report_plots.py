@@ -1,0 +1,57 @@
+"""The data report's figures as PNG bytes (matplotlib Agg through core.plotting)."""
+
+from __future__ import annotations
+
+import io
+
+from marin_assets.core.plotting import pyplot
+
+
+def _png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80, bbox_inches="tight", metadata={"Software": None})  # no version stamp
+    pyplot().close(fig)
+    return buffer.getvalue()
+
+
+def funnel_png(report: dict) -> bytes:
+    plt = pyplot()
+    stages = report["funnel"]
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(stages) + 1))
+    ax.barh([s["stage"] for s in stages][::-1], [s["remaining"] for s in stages][::-1], color="#4c72b0")
+    for i, s in enumerate(stages[::-1]):
+        ax.text(s["remaining"], i, f" {s['remaining']} (-{s['removed']})", va="center", fontsize=8)
+    ax.set_xlabel("documents remaining after each stage")
+    ax.set_title(f"{report['source']}: cleaning funnel")
+    return _png(fig)
+
+
+def lengths_png(report: dict) -> bytes:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3))
+    for name, color in (("kept", "#4c72b0"), ("rejected", "#dd8452")):
+        bins = report["length_histogram"][name]
+        if bins:
+            ax.bar([f"{b['from']}" for b in bins], [b["documents"] for b in bins], alpha=0.6, label=name, color=color)
+    ax.set_xlabel("document length (characters, log bins: lower edge)")
+    ax.set_ylabel("documents")
+    ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+    ax.legend()
+    return _png(fig)
+
+
+def languages_png(report: dict) -> bytes:
+    plt = pyplot()
+    langs = report["languages"]
+    names = sorted(set(langs["kept"]) | set(langs["rejected"]), key=lambda k: -(langs["kept"].get(k, 0) + langs["rejected"].get(k, 0)))[:15]
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.bar(names, [langs["kept"].get(n, 0) for n in names], label="kept", color="#4c72b0")
+    ax.bar(names, [langs["rejected"].get(n, 0) for n in names], bottom=[langs["kept"].get(n, 0) for n in names],
+           label="rejected", color="#dd8452")  # fmt: skip
+    ax.set_ylabel("documents")
+    ax.set_title("identified language")
+    ax.legend()
+    return _png(fig)
+
+
+FIGURES = {"funnel": funnel_png, "lengths": lengths_png, "languages": languages_png}

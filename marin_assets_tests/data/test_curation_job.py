@@ -1,0 +1,107 @@
+"""The curation steps inside the Spark cleaning job, and the dedup_precision check, on planted corpora."""
+
+import dagster as dg
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from marin_assets.core.recipes import PACKAGE_RECIPES
+from marin_assets.data.clean_assets import cleaned_documents
+from marin_assets.data.cleaning_job import clean_source
+from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.compliance import source_inventory
+from marin_assets.data.decontaminate import build_index
+from marin_assets.data.dedup_check_assets import dedup_precision
+from marin_assets.data.raw_assets import raw_corpus
+from marin_assets.data.sources import SourceSpec, load_sources
+from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.data.planted_corpus import prose, write_jsonl
+from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
+from marin_assets_tests.data.test_decontaminate import PASSAGE, WORDS
+
+pytestmark = pytest.mark.slow
+
+
+def _rows(path):
+    return {r["id"]: r for r in pq.read_table(path).to_pylist()}
+
+
+def test_decontamination_and_pii_run_inside_the_spark_job(spark, tmp_path):
+    docs = {
+        "cut": f"{prose(1)} {PASSAGE} {prose(2)}",
+        "mostly-eval": f"{prose(50)} Those were the notes we kept.",  # an eval item, nearly whole
+        "near-miss": f"{prose(3)} {' '.join(WORDS[:12])} {prose(4)}",
+        "pii": f"{prose(5)} Mail jane.doe@example.com or call +1 415-555-0132 from 93.184.216.34; "
+               f"install 1.2.3.4-1 released 2023-01-15. {prose(6)}",
+        "clean": prose(7),
+    }  # fmt: skip
+    spec = SourceSpec(name="dirty_web", uri=str(write_jsonl(tmp_path / "src" / "a.jsonl", docs)), format="jsonl",
+                      license="CC0-1.0")  # fmt: skip
+    shipped = load_cleaning_recipe()
+    recipe = shipped.model_copy(update={"spark": shipped.spark.model_copy(update={"partitions": 2})})
+    stats = clean_source(spark, spec, recipe, str(tmp_path / "out"), {"otters": build_index([PASSAGE, prose(50)], 13)})
+
+    kept, rejected = _rows(tmp_path / "out" / "documents"), _rows(tmp_path / "out" / "rejected")
+    assert stats["conserved"] and set(kept) == {"cut", "near-miss", "pii", "clean"}
+    assert rejected["mostly-eval"]["reason"] == "decontamination:otters"  # too little left once cut
+    assert "otters" not in kept["cut"]["text"] and kept["cut"]["text"] == f"{prose(1)} {prose(2)}"
+    assert kept["near-miss"]["text"] == docs["near-miss"] and kept["clean"]["text"] == docs["clean"]
+    assert "<EMAIL>" in kept["pii"]["text"] and "<PHONE>" in kept["pii"]["text"] and "<IP_ADDRESS>" in kept["pii"]["text"]
+    assert "1.2.3.4-1" in kept["pii"]["text"] and "2023-01-15" in kept["pii"]["text"]
+    counts = stats["curation_counts"]
+    assert counts["decontamination[otters]:documents"] == 2 and counts["decontamination:documents_cut"] == 1
+    assert (counts["pii:email"], counts["pii:phone"], counts["pii:ip"]) == (1, 1, 1)
+    assert stats["curation_examples"]["pii:email"] == ["pii"]
+    assert stats["rejected_by_rule"]["decontamination:otters"] == 1
+
+
+def _dedup_corpus(root):
+    """Distinct documents that share a stock phrase, plus three true near-duplicate pairs."""
+    docs = {f"doc-{i:02d}": prose(100 + i) for i in range(16)}
+    for i in range(3):
+        docs[f"doc-{i:02d}-copy"] = docs[f"doc-{i:02d}"].replace("The ", "A ", 1) + " Nothing else changed here."
+    return write_jsonl(root / "src" / "a.jsonl", docs)
+
+
+def _check(tmp_path, write_registry, spark_resource, name: str, dedup: dict):  # noqa: F811  # noqa: F811
+    entry = source_entry("dirty_web", str(_dedup_corpus(tmp_path)))
+    recipes = write_registry([entry])
+    entry["provenance"]["checksum"] = source_inventory(load_sources().get("dirty_web"))["content_hash"]
+    write_registry([entry])
+    cleaning = yaml.safe_load((PACKAGE_RECIPES / "cleaning.yaml").read_text())
+    cleaning["decontamination"]["enabled"] = cleaning["quality"]["score"] = False  # dedup alone here
+    cleaning["dedup"].update(dedup)
+    (recipes / "cleaning.yaml").write_text(yaml.safe_dump(cleaning))
+    result = dg.materialize(
+        [raw_corpus, cleaned_documents, dedup_precision],
+        resources={"storage": StorageResource(root_uri=str(tmp_path / name)), "spark": spark_resource},
+        partition_key="dirty_web",
+        instance=dg.DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+    [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == "dedup_precision"]
+    return check
+
+
+def test_dedup_precision_fails_on_permissive_bands_and_passes_on_the_default(tmp_path, write_registry, spark_resource):  # noqa: F811
+    bad = _check(tmp_path, write_registry, spark_resource, "bad", {"bands": 112, "rows": 1})
+    assert not bad.passed and bad.metadata["precision"].value < 0.8
+    assert bad.metadata["worst_pairs"].value[0]["jaccard"] < 0.7
+    good = _check(tmp_path, write_registry, spark_resource, "default", {})
+    assert good.passed and good.metadata["precision"].value == 1.0 and good.metadata["pairs_sampled"].value == 3
+
+
+def test_verified_near_dedup_removes_only_true_pairs_even_with_permissive_bands(spark, tmp_path):
+    shipped = load_cleaning_recipe()
+    spec = SourceSpec(name="dirty_web", uri=str(_dedup_corpus(tmp_path)), format="jsonl", license="CC0-1.0")
+    recipe = shipped.model_copy(update={
+        "spark": shipped.spark.model_copy(update={"partitions": 2}),
+        "dedup": shipped.dedup.model_copy(update={"bands": 112, "rows": 1}),
+        "dedup_precision": shipped.dedup_precision.model_copy(update={"verify_pairs": True}),
+        "decontamination": shipped.decontamination.model_copy(update={"enabled": False}),
+    })  # fmt: skip
+    stats = clean_source(spark, spec, recipe, str(tmp_path / "out"))
+    rejected = _rows(tmp_path / "out" / "rejected")
+    assert {i for i, r in rejected.items() if r["reason"] == "dedup:near_duplicate"} == {f"doc-{i:02d}-copy" for i in range(3)}
+    cost = stats["near_dedup_verification"]
+    assert cost["edges_scored"] > cost["edges_refused"] > 0 and cost["seconds"] >= 0

@@ -1,0 +1,44 @@
+"""The data report's pure parts: funnel order and arithmetic, reasons with examples, duplicate clusters, figures."""
+
+import json
+
+from marin_assets.data.cleaning_recipe import DedupSettings
+from marin_assets.data.report import build_report, duplicate_cluster_sizes, funnel, markdown
+from marin_assets.data.report_plots import FIGURES
+from marin_assets_tests.data.planted_corpus import prose
+
+STATS = {
+    "records_in": 20, "kept": 9, "rejected": 9, "quarantined": 2,
+    "rejected_by_rule": {"c4:too_few_sentences": 2, "language:fr": 3, "dedup:exact_duplicate": 2,
+                         "decontamination:otters": 1, "new_rule:x": 1},
+    "curation_counts": {"pii:email": 4, "decontamination[otters]:documents": 2},
+}  # fmt: skip
+
+
+def test_funnel_follows_the_job_order_and_ends_at_kept():
+    rows = funnel(STATS)
+    assert [r[0] for r in rows] == ["read", "quarantine", "language", "c4", "decontamination", "new_rule", "dedup"]
+    assert rows[0][2] == 20 and rows[-1][2] == STATS["kept"]
+    assert all(before[2] - after[1] == after[2] for before, after in zip(rows, rows[1:]))
+
+
+def test_duplicate_clusters_join_exact_copies_of_near_duplicates():
+    base, other = prose(1), prose(2)
+    kept = [{"id": "a", "text": base}, {"id": "z", "text": other}]
+    dups = [{"id": "b", "text": base}, {"id": "c", "text": base + " One more."}, {"id": "d", "text": base + " One more."}]
+    assert duplicate_cluster_sizes(kept, dups, DedupSettings()) == {4: 1}
+
+
+def test_report_markdown_and_figures():
+    kept = [{"id": f"k{i}", "text": prose(i), "metadata": json.dumps({"language": "en"}), "quality_score": 0.9}
+            for i in range(3)]  # fmt: skip
+    rejected = [{"id": "r1", "text": "Bonjour le monde", "metadata": json.dumps({"language": "fr"}), "reason": "language:fr"}]
+    report = build_report("demo", STATS, kept, rejected, DedupSettings())
+    assert report["pii"] == {"email": 4} and report["languages"] == {"kept": {"en": 3}, "rejected": {"fr": 1}}
+    assert report["top_rejected_reasons"][0] == {"reason": "language:fr", "count": 1,
+                                                 "examples": [{"id": "r1", "excerpt": "Bonjour le monde"}]}  # fmt: skip
+    assert report["quality_scores"]["scored"] == 3 and json.dumps(report)
+    md = markdown(report, {"funnel": "funnel.png", "lengths": "lengths.png"})
+    assert "![funnel](funnel.png)" in md and "| language:fr | 1 |" in md and "| email | 4 |" in md
+    for draw in FIGURES.values():
+        assert draw(report).startswith(b"\x89PNG")
