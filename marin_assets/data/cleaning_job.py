@@ -19,17 +19,11 @@ from functools import reduce
 
 from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECTED_SCHEMA
 from marin_assets.data import curation_job
-from marin_assets.data import curation_job
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_report import file_level, rejected_examples
 from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, jaccard_edge_filter
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
-<<<<<<< HEAD
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
-=======
-from marin_assets.data.dedup import cluster_representatives
-from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, verified_near_duplicate_ids
->>>>>>> i13
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files_and_skipped, read_file, relative_name
 from marin_assets.data.record_counts import count_records
@@ -41,13 +35,8 @@ from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_buckets and near
 RECORD_SCHEMA = ("kind string, id string, url string, content string, content_type string, metadata string, "
                  "raw_length long, file string, offset long, reason string, excerpt string")  # fmt: skip
 ROW_SCHEMA = ("status string, id string, url string, text string, metadata string, raw_length long, "
-<<<<<<< HEAD
               "reason string, value string, file string, offset long, excerpt string, exact_key string, "
               "bands array<long>, step_counts string, quality_score double")  # fmt: skip
-=======
-              "reason string, file string, offset long, excerpt string, exact_key string, bands array<long>, "
-              "step_counts string, quality_score double")  # fmt: skip
->>>>>>> i13
 
 
 def _read_records(spec: SourceSpec, max_record_bytes: int):
@@ -71,7 +60,6 @@ def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[st
     return raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
 
 
-<<<<<<< HEAD
 def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str, eval_index: dict | None = None,
                  quality_model: bytes | None = None) -> dict:  # fmt: skip
     """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats.
@@ -98,25 +86,6 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
     by_name = {spec.name: spec for spec in specs}
     parts = [_source_rows(spark, spec, recipe, listed[spec.name][0], eval_index, quality_model) for spec in specs]
     rows = reduce(lambda a, b: a.unionByName(b), parts).persist()
-=======
-def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str, eval_index: dict | None = None,
-                 quality_model: bytes | None = None) -> dict:  # fmt: skip
-    """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats.
-
-    eval_index ({eval set: n-gram hashes}) and quality_model (fastText bytes) feed the curation steps.
-    """
-    files = list_source_files(spec)
-    if not files:
-        raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
-    records = spark.sparkContext.parallelize(files, len(files)).flatMap(
-        _read_records(spec, recipe.max_record_bytes)
-    )
-    raw = spark.createDataFrame(records, RECORD_SCHEMA)
-    if len(files) < recipe.spark.partitions:  # spread a few big files over the workers
-        raw = raw.repartition(recipe.spark.partitions)
-    cleaner = RecordCleaner(recipe, curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model))
-    rows = raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).persist()
->>>>>>> i13
     try:
         dedup, precision = recipe.dedup, recipe.dedup_precision
         kept = rows.where(F.col("status") == KEPT)
@@ -159,36 +128,11 @@ def count_source_records(spark, spec: SourceSpec, files: list[str]) -> dict[str,
 def _write_source(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str) -> dict:
     from pyspark.sql import functions as F
 
-<<<<<<< HEAD
     rows = all_rows.where(F.col("source") == name)
     dropped = decisions.where(F.col("source") == name).drop("source")
     all_kept = rows.where(F.col("status") == KEPT)
     doc_cols = ["id", "source", "url", "text", "metadata", "raw_length", "quality_score"]
     no_kept = [F.lit(None).cast("string").alias("kept_id"), F.lit(None).cast("string").alias("kept_source")]
-=======
-    all_kept = kept = rows.where(F.col("status") == KEPT)
-    dropped = spark.createDataFrame([], "id string, dup_reason string")
-    if recipe.dedup.exact:
-        first = F.min("id").over(Window.partitionBy("exact_key"))
-        marked = kept.withColumn("_first", first)
-        exact = marked.where(F.col("id") != F.col("_first")).select("id", F.lit(EXACT_DUPLICATE).alias("dup_reason"))
-        dropped = dropped.unionByName(exact)
-        kept = marked.where(F.col("id") == F.col("_first")).drop("_first")
-    if recipe.dedup.near:  # a bounded sample of the LSH candidate pairs, for the dedup_precision check
-        pairs = candidate_pair_sample(kept, recipe.dedup_precision.sample_pairs, recipe.dedup.seed)
-        n_pairs = write_parquet(pairs, PAIR_SCHEMA, posixpath.join(out_dir, PAIRS_TABLE), 1, "id_a", ["id_a", "id_b"])
-        if recipe.dedup_precision.verify_pairs:  # exact Jaccard on every candidate pair before removal
-            near_ids, verification = verified_near_duplicate_ids(kept, recipe.dedup.shingle_size,
-                                                                 recipe.dedup_precision.jaccard_threshold)  # fmt: skip
-        else:
-            near_ids = near_duplicate_ids(kept)
-        if near_ids:
-            near = spark.createDataFrame([(i, NEAR_DUPLICATE) for i in near_ids], "id string, dup_reason string")
-            dropped = dropped.unionByName(near)
-    dropped = dropped.persist()
-    source = F.lit(spec.name).alias("source")
-    doc_cols = [F.col("id"), source, "url", "text", "metadata", "raw_length", "quality_score"]
->>>>>>> i13
     final_kept = all_kept.join(dropped, "id", "left_anti").select(*doc_cols)
     # what users see for a duplicate: the document kept in its place
     why = F.when(F.col("dup_reason") == EXACT_DUPLICATE, "same text as ").otherwise("near duplicate of ")
@@ -222,17 +166,7 @@ def _write_source(all_rows, decisions, name: str, recipe: CleaningRecipe, out_di
                                   ["id", "reason", "text"]),
         "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file", ["file", "offset"]),
     }  # fmt: skip
-<<<<<<< HEAD
     return {**_stats(counts, dup_counts, written), "rejected_examples": examples}
-=======
-    stats = _stats(counts, dup_counts, written)
-    stats.update(curation_job.step_stats(rows))
-    if recipe.dedup.near:
-        stats["dedup_pairs_sampled"] = n_pairs
-        if recipe.dedup_precision.verify_pairs:
-            stats["near_dedup_verification"] = verification
-    return stats
->>>>>>> i13
 
 
 def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:

@@ -7,12 +7,12 @@ changed eval set makes every source's cleaned table stale, and the index is neve
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import code_version
+from marin_assets.core.code_versions import code_version
 from marin_assets.data import decontaminate, eval_index, eval_sets
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.eval_sets import file_checksum, load_eval_sets
 from marin_assets.data.partitions import EVAL_SET_PARTITIONS
-from marin_assets.governance.recording import record_output
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
 CODE_VERSION = code_version(load_cleaning_recipe().decontamination.ngram, decontaminate, eval_index, eval_sets)

@@ -7,14 +7,15 @@ same bytes); cleaned_documents scores every document with it.
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import code_version, sha256_bytes
+from marin_assets.core.code_versions import code_version
+from marin_assets.core.hashing import sha256_bytes
 from marin_assets.data import quality_classifier as qc
 from marin_assets.data import reference_texts
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.curation_inputs import MODEL_NAME
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
-from marin_assets.governance.recording import record_output
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
 METRICS_NAME = "metrics.json"

@@ -10,11 +10,11 @@ import dagster as dg
 import pyarrow.parquet as pq
 
 from marin_assets.core import layout
-from marin_assets.core.hashing import code_version
+from marin_assets.core.code_versions import code_version
 from marin_assets.data import report, report_plots
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.partitions import SOURCE_PARTITIONS
-from marin_assets.governance.recording import record_output
+from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
 CODE_VERSION = code_version(load_cleaning_recipe().dedup.model_dump(mode="json"), report, report_plots)
