@@ -6,10 +6,10 @@ the create fails if the object exists). The holder re-writes `heartbeat` every f
 each write it re-reads the file and stops if the token is no longer its own (someone took over).
 
 A lease is stale when its heartbeat is older than `stale_after_s`, or when it was taken on this host
-and neither its launcher pid nor its trainer pid is alive. A stale lease is taken over by moving it
-aside under a unique name first (a local rename is atomic, so of two racing takers only one moves
-it; on an object store the move is copy + delete and the loser's exclusive create fails), then
-creating a fresh one. The next run then resumes from the folder's last complete checkpoint.
+and neither its launcher pid nor its trainer pid is alive. A stale lease is taken over by claiming it
+first (an exclusive create of `_LEASE.json.takeover-<its token>`: of racing takers one wins), removing
+it only if it still holds that token, then creating a fresh one. The next run resumes from the
+folder's last complete checkpoint.
 Each create is read back: on a store that ignored the precondition (e.g. the GCS emulator in tests)
 the last writer wins and the other acquirer sees a foreign token and waits.
 """
@@ -109,7 +109,8 @@ class RunLease:
                 return record
             current = self.read()
             if current is not None and is_stale(current, stale_after_s):
-                self._move_aside(current)
+                if not self._move_aside(current):
+                    time.sleep(min(poll_s, 0.05))  # another taker is removing it
                 continue
             if current is not None and time.monotonic() >= deadline:
                 raise LeaseHeld(f"{self.run_dir} is being written by {current.describe()}; "
@@ -146,14 +147,27 @@ class RunLease:
         current = self.read()
         return current is not None and current.token == record.token
 
-    def _move_aside(self, stale: LeaseRecord) -> None:
-        aside = f"{self.path}.stale-{uuid.uuid4().hex[:8]}"
+    def _move_aside(self, stale: LeaseRecord) -> bool:
+        """Remove the stale lease, if it is still that one; False when another taker is doing it.
+
+        Takers race: one that read the stale record late must not remove the fresh lease another
+        taker has just written in its place. So each taker first claims this stale lease (its token)
+        with an exclusive create, and removes the lease file only if it still holds that token.
+        """
+        claim = f"{self.path}.takeover-{stale.token}"
         try:
-            self._fs.mv(self.path, aside)
-        except FileNotFoundError:
-            return  # another taker moved it first
-        self.taken_over = stale
-        self._fs.rm(aside)
+            with self._fs.open(claim, "xb") as f:
+                f.write(self.run_id.encode())
+        except FileExistsError:
+            return False
+        try:
+            current = self.read()
+            if current is not None and current.token == stale.token:
+                self._fs.rm(self.path)
+                self.taken_over = stale
+        finally:
+            self._fs.rm(claim)
+        return True
 
 
 def lease_from_env(environ=os.environ) -> RunLease | None:
