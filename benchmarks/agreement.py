@@ -6,7 +6,7 @@ that filter (after reflow; FineWeb after our C4 line removal).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from datatrove.data import Document
 from datatrove.pipeline.filters import C4QualityFilter, FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter

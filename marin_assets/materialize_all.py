@@ -194,7 +194,7 @@ def _run(args) -> int:
     try:
         with stop_on_sigterm():
             return _materialize_command(args)
-    except (Stopped, DagsterExecutionInterruptedError) as exc:
+    except (Stopped, dg.DagsterExecutionInterruptedError) as exc:
         print(f"[marin] {exc or 'stopped by a signal'}; an interrupted run is marked failed and its "
               "pool slots freed", flush=True)
         return EXIT_STOPPED

@@ -13,7 +13,6 @@ import atexit
 import dataclasses
 import functools
 import json
-import math
 import os
 import posixpath
 import shutil

@@ -51,7 +51,7 @@ def test_marin_gc_removes_old_leftovers_lists_them_and_keeps_everything_else(tmp
     assert os.path.exists(paths["crashed"]) and "would remove 2 leftover" in capsys.readouterr().out
     assert main(["gc", "--storage-root", str(tmp_path), "--retention-hours", "48"]) == 0
     out = capsys.readouterr().out
-    assert f"removed staging" in out and paths["crashed"] in out and paths["retrained"] in out
+    assert "removed staging" in out and paths["crashed"] in out and paths["retrained"] in out
     assert "removed 2 leftover folder(s)" in out
     assert not os.path.exists(paths["crashed"]) and not os.path.exists(paths["retrained"])
     for kept in ("young", "orphan"):

@@ -3,7 +3,6 @@ per-run repetition record (pure logic, synthetic suites from a known law)."""
 
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
 

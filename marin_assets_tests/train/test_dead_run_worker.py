@@ -4,7 +4,6 @@ the retry run starts by itself, takes over the stale lease, resumes from the che
 No manual step."""
 
 import json
-import os
 import signal
 import time
 
