@@ -115,10 +115,13 @@ def _warc_documents(uri: str, spec: SourceSpec) -> int:
     the next "WARC/1." after the last good record (plain)."""
     from fastwarc.warc import ArchiveIterator, WarcRecordType
 
+    from marin_assets.data.formats.streams import GZIP_MAGIC, find_magic
+    from marin_assets.data.formats.warc import WARC_MAGIC
+
     documents = WarcRecordType.response | WarcRecordType.resource
     count, base, damaged = 0, 0, False
     with fsspec.open(uri, "rb") as f:
-        magic = _GZIP_MAGIC if f.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC else _WARC_MAGIC
+        magic = GZIP_MAGIC if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC else WARC_MAGIC
         while True:
             f.seek(base)
             last = None
@@ -129,28 +132,12 @@ def _warc_documents(uri: str, spec: SourceSpec) -> int:
             except OSError:
                 count, damaged = count + 1, True
                 good = last if last is not None else base - 1
-                bad_start = _find(f, good + 1, magic) if magic == _GZIP_MAGIC else None
-                resume = _find(f, max(good, bad_start or 0) + 1, magic)
+                bad_start = find_magic(f, good + 1, magic) if magic == GZIP_MAGIC else None
+                resume = find_magic(f, max(good, bad_start or 0) + 1, magic)
                 if resume is None:
                     break
                 base = resume
     return count if (count or damaged) else 1  # no document record at all: one quarantined record
-
-
-_GZIP_MAGIC, _WARC_MAGIC = b"\x1f\x8b\x08", b"WARC/1."  # as the readers (formats.streams)
-
-
-def _find(f, start: int, magic: bytes) -> int | None:
-    """Offset of the first `magic` at or after `start`, or None."""
-    pos, tail = start, b""
-    f.seek(start)
-    while data := f.read(_CHUNK):
-        window = tail + data
-        found = window.find(magic)
-        if found >= 0:
-            return pos - len(tail) + found
-        tail, pos = window[-(len(magic) - 1):], pos + len(data)
-    return None
 
 
 @counts_records(SourceFormat.HTML_DIR)

@@ -11,6 +11,16 @@ from marin_assets.resources.spark_progress import active_stages, spark_progress
 PROGRESS_LINE = re.compile(r"spark stage \d+ \((.+)\): (\d+)/8 tasks done, (\d+) running")
 
 
+def list_log(lines: list[str]):
+    """A logger class that keeps every info line in `lines`."""
+
+    class ListLog:
+        def info(self, msg: str) -> None:
+            lines.append(msg)
+
+    return ListLog
+
+
 def slow_job(spark) -> int:
     """8 tasks of ~0.6 s on local[2]: about 2.5 s, several polls at 0.2 s."""
     return spark.sparkContext.parallelize(range(8), 8).map(lambda x: time.sleep(0.6) or x).sum()
@@ -37,10 +47,7 @@ def test_progress_lines_reach_the_dagster_run_log_and_stop_with_the_block(spark)
 
 def test_no_line_after_the_block_and_nothing_active_between_jobs(spark):
     lines: list[str] = []
-
-    class ListLog:
-        def info(self, msg: str) -> None:
-            lines.append(msg)
+    ListLog = list_log(lines)
 
     with spark_progress(spark, ListLog(), interval_s=0.2):
         slow_job(spark)
@@ -53,10 +60,7 @@ def test_no_line_after_the_block_and_nothing_active_between_jobs(spark):
 
 def test_each_reported_stage_gets_a_finished_line_with_its_totals(spark):
     lines: list[str] = []
-
-    class ListLog:
-        def info(self, msg: str) -> None:
-            lines.append(msg)
+    ListLog = list_log(lines)
 
     with spark_progress(spark, ListLog(), interval_s=0.2):
         slow_job(spark)
@@ -70,10 +74,7 @@ def test_session_start_is_logged_with_its_duration():
     from marin_assets.resources.spark import SparkResource
 
     lines: list[str] = []
-
-    class ListLog:
-        def info(self, msg: str) -> None:
-            lines.append(msg)
+    ListLog = list_log(lines)
 
     SparkResource().get_session(ListLog())  # the session fixture made one: getOrCreate returns it
     assert lines[0].startswith("starting Spark session (master local[2])")

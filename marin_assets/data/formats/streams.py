@@ -211,3 +211,18 @@ def open_decoded(path: str, compression: str | None) -> Iterator[DecodedStream]:
         counter = CountingReader(raw, path)
         chunks = MemberDecoder(counter, compression).chunks() if compression else _plain_chunks(counter)
         yield DecodedStream(chunks, counter)
+
+
+def find_magic(raw, start: int, magic: bytes, chunk: int = 1 << 20) -> int | None:
+    """Offset of the first `magic` at or after `start` in a seekable file (a WARC record or gzip
+    member start: where reading resumes after damage), or None."""
+    pos, tail = start, b""
+    raw.seek(start)
+    while data := raw.read(chunk):
+        window = tail + data
+        found = window.find(magic)
+        if found >= 0:
+            return pos - len(tail) + found
+        tail = window[-(len(magic) - 1) :]
+        pos += len(data)
+    return None

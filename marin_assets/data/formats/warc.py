@@ -18,14 +18,13 @@ from marin_assets.data.file_errors import loss_detail
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.streams import GZIP_MAGIC, CountingReader
+from marin_assets.data.formats.streams import GZIP_MAGIC, CountingReader, find_magic
 
 _DOCUMENT_RECORDS = WarcRecordType.response | WarcRecordType.resource
 _CONTENT_TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "text"}
 
 
-_WARC_MAGIC = b"WARC/1."
-_SCAN = 1 << 20
+WARC_MAGIC = b"WARC/1."  # a record starts here (resync point after damage in a plain WARC)
 
 
 def read_warc(path: str, *, source: str, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
@@ -33,7 +32,7 @@ def read_warc(path: str, *, source: str, max_record_bytes: int) -> Iterator[RawR
     seen_any = False
     base = 0  # where the current ArchiveIterator started (0, or the resume point after damage)
     with fsspec.open(path, "rb") as raw:
-        magic = GZIP_MAGIC if raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC else _WARC_MAGIC
+        magic = GZIP_MAGIC if raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC else WARC_MAGIC
         while True:
             raw.seek(base)
             counter = CountingReader(raw, path)
@@ -46,8 +45,8 @@ def read_warc(path: str, *, source: str, max_record_bytes: int) -> Iterator[RawR
                 break
             except OSError as exc:  # fastwarc's error for bad headers and broken compression
                 good = last_position if last_position is not None else base - 1
-                bad_start = _next_start(raw, good + 1, magic) if magic == GZIP_MAGIC else None
-                resume = _next_start(raw, max(good, bad_start or 0) + 1, magic)
+                bad_start = find_magic(raw, good + 1, magic) if magic == GZIP_MAGIC else None
+                resume = find_magic(raw, max(good, bad_start or 0) + 1, magic)
                 where = f"after the record at byte {last_position}" if last_position is not None else f"at byte {base}"
                 lost = (resume if resume is not None else _size(raw)) - bad_start if bad_start is not None else None
                 detail = f"{exc} ({where}); " + (f"resumed at byte {resume}" if resume is not None else "nothing after it")
@@ -60,20 +59,6 @@ def read_warc(path: str, *, source: str, max_record_bytes: int) -> Iterator[RawR
     if not seen_any and base == 0:
         # Either no bytes at all, or a WARC without a single document record: both are worth a look.
         yield r.quarantine(path, 0, r.EMPTY_FILE, "" if counter.position == 0 else "no response/resource records")
-
-
-def _next_start(raw, start: int, magic: bytes) -> int | None:
-    """Offset of the first `magic` at or after `start` (a record or gzip member start), or None."""
-    pos, tail = start, b""
-    raw.seek(start)
-    while data := raw.read(_SCAN):
-        window = tail + data
-        found = window.find(magic)
-        if found >= 0:
-            return pos - len(tail) + found
-        tail = window[-(len(magic) - 1) :]
-        pos += len(data)
-    return None
 
 
 def _size(raw) -> int:
