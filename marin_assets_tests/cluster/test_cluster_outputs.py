@@ -12,6 +12,7 @@ import pytest
 from marin_assets.core import layout
 from marin_assets.core.hashing import sha256_bytes
 from marin_assets_tests.e2e.workspace import make_workspace
+from marin_assets_tests.recipe_edits import without_trained_curation
 
 pytestmark = pytest.mark.slow
 SOURCE = "dirty_web"
@@ -28,6 +29,7 @@ def test_cleaning_and_tokenization_on_the_cluster_equal_local(spark_cluster, tmp
     ws = make_workspace(tmp_path / "ws")
     recipe = ws.recipes_dir / "tokenizer.yaml"  # train the tokenizer on the one cleaned source
     recipe.write_text(recipe.read_text().replace("sources: null", f"sources: [{SOURCE}]"))
+    without_trained_curation(ws.recipes_dir / "cleaning.yaml")  # about the cluster, not curation
     monkeypatch.setenv("MARIN_SPARK_MASTER", "local[2]")
     ws.materialize("raw_corpus,cleaned_documents", SOURCE)
     ws.materialize("tokenizer", None)

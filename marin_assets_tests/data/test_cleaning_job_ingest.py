@@ -21,6 +21,7 @@ from marin_assets.data.sources import SourceSpec, load_sources
 from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 from marin_assets_tests.data.test_filters import SENTENCES
+from marin_assets_tests.recipe_edits import without_trained_curation
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +78,7 @@ def test_file_errors_are_a_metadata_table_and_a_warning_per_file(tmp_path, write
     _hostile_folder(tmp_path / "src")
     recipes = write_registry([source_entry("dirty_web", str(tmp_path / "src"), fmt="jsonl.gz")])
     shutil.copy(PACKAGE_RECIPES / "cleaning.yaml", recipes / "cleaning.yaml")
+    without_trained_curation(recipes / "cleaning.yaml")  # this test is about ingest, not curation
     entry = source_entry("dirty_web", str(tmp_path / "src"), fmt="jsonl.gz")
     entry["provenance"]["checksum"] = source_inventory(load_sources().get("dirty_web"))["content_hash"]
     write_registry([entry])
