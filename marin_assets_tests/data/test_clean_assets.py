@@ -89,6 +89,7 @@ def test_a_reader_that_drops_a_record_fails_counts_conserve(tmp_path, spark_reso
                 yield record
 
     monkeypatch.setattr(cleaning_job, "read_file", drops_the_third_record)
+    _curation_inputs(tmp_path, spark_resource)
     result = _materialize(tmp_path, [raw_corpus, cleaned_documents, counts_conserve], spark_resource)
     assert not result.success  # the check is blocking
     stats = json.loads((tmp_path / "store" / "cleaned" / "dirty_web" / "stats.json").read_text())
