@@ -58,7 +58,15 @@ def validated_isoflop_points(points: pd.DataFrame, min_budgets: int) -> pd.DataF
     labels = [f"budget={b:.3g} N={n:.3g}" for b, n in zip(table["budget"], table["N"], strict=True)]
     for column in ("budget", "N", "loss"):
         require_finite_positive(column, table[column].to_numpy(), labels)
-    require_no_duplicate_rows(table, ["budget", "N", "loss"])
+    # A run is (budget, N) on an isoFLOP grid; binned external runs can share a bin, N and loss and
+    # differ in D: those are distinct runs, so D (or C) joins the identity where the points carry it.
+    identity = ["budget", "N", "loss"]
+    for extra in ("D", "C"):
+        if extra in points.columns:
+            table[extra] = as_float_column(extra, points[extra])
+            identity.append(extra)
+    require_no_duplicate_rows(table, identity)
+    table = table[["budget", "N", "loss"]]
     budgets = sorted(table["budget"].unique())
     if len(budgets) < min_budgets:
         raise FitError(f"isoFLOP fit needs >= {min_budgets} compute budgets, got {len(budgets)} "
