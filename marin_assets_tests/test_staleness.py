@@ -20,20 +20,25 @@ PACKAGE = Path(marin_assets.__file__).parent
 PROBE = Path(__file__).parent / "staleness_probe.py"
 
 CLEAN = {"cleaned_documents"}
+# quality_classifier trains on the reference sources' extracted, normalised text: it reads them
+# through the same readers, formats and extractors.
+READ = {*CLEAN, "quality_classifier"}
+EXTERNAL_FITS = {"besiroglu2024/isoflop_fit", "besiroglu2024/parametric_fit", "besiroglu2024/scaling_predictions"}
+FITS = {"isoflop_fit", "parametric_fit", "scaling_predictions", "heldout_prediction", *EXTERNAL_FITS}
 TRAINED = {"training_run", "scaling_run", "heldout_run"}
 TRAIN_AND_SCALE = {"training_plan", *TRAINED, "isoflop_fit", "parametric_fit", "scaling_predictions",
                    "heldout_prediction"}
 # (file under marin_assets/, function edited) -> the assets that must go stale, and only those.
 MODULE_EDITS = {
-    ("data/source_files.py", "list_source_files"): {"raw_corpus", *CLEAN},
+    ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ},
     ("data/compliance.py", "source_inventory"): {"raw_corpus"},
-    ("data/readers.py", "read_file"): CLEAN,
-    ("data/formats/jsonl.py", "read_jsonl"): CLEAN,
-    ("data/formats/parquet.py", "read_parquet"): CLEAN,
-    ("data/formats/warc.py", "read_warc"): CLEAN,
-    ("data/formats/html_dir.py", "read_html_file"): CLEAN,
-    ("data/formats/html.py", "decode_html"): CLEAN,
-    ("data/extract.py", None): CLEAN,
+    ("data/readers.py", "read_file"): READ,
+    ("data/formats/jsonl.py", "read_jsonl"): READ,
+    ("data/formats/parquet.py", "read_parquet"): READ,
+    ("data/formats/warc.py", "read_warc"): READ,
+    ("data/formats/html_dir.py", "read_html_file"): READ,
+    ("data/formats/html.py", "decode_html"): READ,
+    ("data/extract.py", None): READ,
     ("data/language.py", None): CLEAN,
     ("data/filters/c4.py", None): CLEAN,
     ("data/filters/fineweb.py", None): CLEAN,
@@ -41,8 +46,8 @@ MODULE_EDITS = {
     ("data/filters/gopher_repetition.py", None): CLEAN,
     ("data/filters/text.py", None): CLEAN,
     ("data/filters/pipeline.py", None): CLEAN,
-    ("data/dedup.py", None): CLEAN,
-    ("data/normalize.py", None): CLEAN,
+    ("data/dedup.py", None): {*CLEAN, "data_report"},  # the report recounts clusters
+    ("data/normalize.py", None): {*READ, "data_report"},
     ("data/cleaning_rows.py", None): CLEAN,
     ("data/cleaning_job.py", "clean_source"): CLEAN,
     ("tokenize/tokenizer_files.py", None): {"tokenizer", "tokenized_source", "mixture"},
@@ -53,8 +58,9 @@ MODULE_EDITS = {
     ("train/maxtext_entry.py", None): TRAINED,
     ("train/run_result.py", None): TRAINED,
     ("train/maxtext_config.py", None): {"training_plan", *TRAINED},
-    ("train/preflight.py", None): TRAIN_AND_SCALE,
-    ("scaling/parametric.py", None): TRAIN_AND_SCALE - {"training_plan", "training_run"},
+    ("train/preflight.py", None): TRAIN_AND_SCALE | EXTERNAL_FITS | {"besiroglu2024/external_runs"},
+    # Fitters version the fits only: editing one never retrains a run (scaling_run, heldout_run).
+    ("scaling/parametric.py", None): FITS,
     # Unrelated to any output: wiring, launch orchestration, governance, the sensor's fingerprint.
     ("data/clean_assets.py", "table_rows"): set(),
     ("train/local_launcher.py", "set_aside"): set(),

@@ -13,7 +13,7 @@ import dagster as dg
 from marin_assets.core.code_versions import code_version
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.scaling import results, suite
+from marin_assets.scaling import results, run_results, suite
 from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.outputs import GROUP, train_and_record
@@ -32,8 +32,9 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     partitions = dg.StaticPartitionsDefinition([r.key for r in runs])
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping({recipe.mixture: list(by_key)}))
     training_section = recipe.model_dump(mode="json", include=set(TRAINING_FIELDS))
-    run_version = code_version(training_section, suite, results, maxtext_entry, run_result, run_folder, bits_per_byte,
-                               domain_eval)
+    # The run's own code (what it trains and writes), never the fitters: editing a fit must not retrain runs.
+    run_version = code_version(training_section, suite, run_results, maxtext_entry, run_result, run_folder,
+                               bits_per_byte, domain_eval)
 
     @dg.asset(name="scaling_run", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep],
               code_version=run_version, kinds={"maxtext"}, pool="training",
