@@ -43,7 +43,9 @@ def lengths_png(report: dict) -> bytes:
 def languages_png(report: dict) -> bytes:
     plt = pyplot()
     langs = report["languages"]
-    names = sorted(set(langs["kept"]) | set(langs["rejected"]), key=lambda k: -(langs["kept"].get(k, 0) + langs["rejected"].get(k, 0)))[:15]
+    # most documents first, ties by name: a set's order changes between processes (string hashing)
+    names = sorted(set(langs["kept"]) | set(langs["rejected"]),
+                   key=lambda k: (-(langs["kept"].get(k, 0) + langs["rejected"].get(k, 0)), k))[:15]
     fig, ax = plt.subplots(figsize=(7, 3))
     ax.bar(names, [langs["kept"].get(n, 0) for n in names], label="kept", color="#4c72b0")
     ax.bar(names, [langs["rejected"].get(n, 0) for n in names], bottom=[langs["kept"].get(n, 0) for n in names],

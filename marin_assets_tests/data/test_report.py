@@ -42,3 +42,17 @@ def test_report_markdown_and_figures():
     assert "![funnel](funnel.png)" in md and "| language:fr | 1 |" in md and "| email | 4 |" in md
     for draw in FIGURES.values():
         assert draw(report).startswith(b"\x89PNG")
+
+
+def test_plots_are_the_same_bytes_in_every_process():
+    """Ties between languages are ordered by name: a set's order changes with the process's string hashing."""
+    import subprocess
+    import sys
+
+    probe = ("import hashlib; from marin_assets.data.report_plots import FIGURES; "
+             "r = {'languages': {'kept': {'en': 2, 'de': 1}, 'rejected': {'fr': 1, 'la': 1, 'sr': 1, 'zh': 1}}}; "
+             "print(hashlib.sha256(FIGURES['languages'](r)).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                              env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout.strip()
+               for seed in (1, 2, 3)}
+    assert len(digests) == 1, digests
