@@ -38,10 +38,11 @@ def _buckets(assets) -> dict[str, list]:
 
 def _job_name(group: str, bucket: list, buckets_in_group: int) -> str:
     """The stage's name for its unpartitioned (or only) bucket; else named by its first asset."""
+    # "_job": a job may not share its name with an asset's op (e.g. the scaling_run asset)
     if buckets_in_group == 1 or bucket[0].partitions_def is None:
-        return group
+        return f"{group}_job"
     first = bucket[0].key.to_python_identifier()
-    return first if first.startswith(group) else f"{group}_{first}"
+    return f"{first}_job" if first.startswith(group) else f"{group}_{first}_job"
 
 
 def stage_jobs(assets) -> list[dg.UnresolvedAssetJobDefinition]:
