@@ -9,7 +9,6 @@ from marin_assets.core.known_warnings import silence_known_warnings
 
 silence_known_warnings()  # before the stage modules define their assets  # noqa: E402
 
-import marin_assets.pool_wait  # noqa: E402, F401  (runs waiting for a pool slot sleep, not spin)
 from marin_assets.resources import executor_for, resources_for  # noqa: E402
 from marin_assets.resources.stage_jobs import stage_jobs  # noqa: E402
 from marin_assets.stage_loading import load_stage  # noqa: E402

@@ -18,7 +18,7 @@ import dagster as dg
 
 from marin_assets.console import QuietConsole
 from marin_assets.core.waiting import EXIT_STOPPED, Stopped, raise_if_signalled, stop_on_sigterm
-
+from marin_assets.pool_slots import pools_of, wait_for_pool_slots
 from marin_assets.resources.stage_jobs import job_name_for, run_tags, stage_jobs
 from marin_assets.stale_status import StaleStatus, asset_nodes, toposorted
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
@@ -134,6 +134,7 @@ def materialize_all(
             console.say(f"[marin] {run.describe()} is still stale after materializing it; refusing to loop")
             return False
         done.add(run)
+        wait_for_pool_slots(instance, pools_of(defs, run.asset_keys), console.say)
         started = time.monotonic()
         with console.capture():
             result = execute(defs, instance, run)
@@ -189,8 +190,8 @@ def log_path(instance: dg.DagsterInstance) -> str:
 
 
 def _run(args) -> int:
-    # SIGTERM stops the command: while planning (Stopped), or inside a run waiting for a pool slot
-    # (Dagster's interrupt; marin_assets.pool_wait makes that wait see it).
+    # SIGTERM stops the command: while planning or waiting for a pool slot (Stopped), or inside a run
+    # (Dagster's own interrupt, which marks that run failed).
     try:
         with stop_on_sigterm():
             return _materialize_command(args)

@@ -1,8 +1,8 @@
 """Waiting politely: a command that waits (e.g. for a pool slot) stops on SIGTERM like on Ctrl-C.
 
 `stop_on_sigterm()` turns SIGTERM into `Stopped` (a KeyboardInterrupt) in the main thread for the
-block's duration. Inside a Dagster run, Dagster captures the signal itself and ends the run instead
-(marin_assets.pool_wait makes a run waiting for a pool slot notice it); whoever sees a signal calls
+block's duration (e.g. while `marin materialize-all` waits for a pool slot, marin_assets.pool_slots).
+Inside a Dagster run, Dagster captures the signal itself and ends the run instead; whoever sees a signal calls
 `note_signal()`, and the command calls `raise_if_signalled()` after each run, so it stops too rather
 than go on with the next one.
 """

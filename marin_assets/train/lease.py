@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 
 import fsspec
 
+from marin_assets.core.processes import pid_alive
+
 LEASE_FILE = "_LEASE.json"
 STALE_AFTER_S = float(os.environ.get("MARIN_LEASE_STALE_S", 120))
 HEARTBEAT_S = 5.0
@@ -51,22 +53,6 @@ class LeaseRecord:
         age = (now or time.time()) - self.heartbeat
         return (f"run {self.run_id} (pid {self.pid}, trainer pid {self.trainer_pid}, host {self.host}, "
                 f"heartbeat {age:.0f}s ago)")
-
-
-def pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (killed, not yet reaped) is not alive
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def is_stale(record: LeaseRecord, stale_after_s: float = STALE_AFTER_S, now: float | None = None) -> bool:

@@ -1,11 +1,12 @@
 """A code location for test_dead_run_worker: one tiny training run on $MARIN_TEST_STORAGE_ROOT, plus
-a job to launch it through the daemon (`dagster dev -m marin_assets_tests.train.daemon_location`)."""
+a job to launch it through the daemon and the dead-worker sensor (`dagster dev -m marin_assets_tests.train.daemon_location`)."""
 
 import os
 from pathlib import Path
 
 import dagster as dg
 
+from marin_assets.governance.run_health import dead_run_worker_sensor
 from marin_assets.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
@@ -29,6 +30,7 @@ ASSETS = _assets()
 defs = dg.Definitions(
     assets=ASSETS,
     jobs=[dg.define_asset_job(JOB, selection=["training_run"])],
+    sensors=[dead_run_worker_sensor],  # what fails the run of the worker the test kills
     resources=local_resources(os.environ.get("MARIN_TEST_STORAGE_ROOT", "/nonexistent")),
     executor=dg.in_process_executor,  # what the local environment runs with
 )

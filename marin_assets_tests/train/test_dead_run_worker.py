@@ -1,5 +1,5 @@
 """A run worker killed -9 mid-training, with the daemon running the shipped local dagster.yaml: its
-trainer exits with it, run monitoring marks the run failed and frees its `training` pool slot, and
+trainer exits with it, dead_run_worker_sensor marks the run failed, the instance frees its `training` pool slot, and
 the retry run starts by itself, takes over the stale lease, resumes from the checkpoint and finishes.
 No manual step."""
 
@@ -11,7 +11,7 @@ import dagster as dg
 import psutil
 import pytest
 
-from marin_assets.run_launcher import run_worker_pid
+from marin_assets.governance.run_health import run_worker_pid
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets_tests.dagster_dev import dagster_dev
 from marin_assets_tests.local_resources import local_resources
@@ -57,7 +57,7 @@ def test_killed_run_worker_is_failed_its_slot_freed_and_the_retry_resumes(tmp_pa
         checkpointed = latest_checkpoint_step(str(run_dir / "checkpoints"))
         assert checkpointed is not None and checkpointed < 60 and not (run_dir / "final").exists()
 
-        # run monitoring: the dead worker's run is failed within a bounded time (poll every 5 s)
+        # dead_run_worker_sensor: the dead worker's run is failed within a bounded time (every 5 s)
         wait_for(lambda: instance.get_run_by_id(first).status == dg.DagsterRunStatus.FAILURE, 120, "run failed")
         assert time.monotonic() - killed_at < 150
         # run retries: the retry starts by itself (it needs the freed pool slot) and finishes
