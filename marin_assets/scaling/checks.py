@@ -70,19 +70,15 @@ def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None =
             metadata={"problems": " | ".join(b["message"] for b in bad) or "none", "usable_budgets": usable},
         )
 
-    @dg.asset_check(asset=iso_key, name="isoflop_leave_one_budget_out",
-                    description="Approach 2 refitted without each budget predicts its N* and loss; the largest "
-                                f"budget's loss error <= {fit.lobo_loss_tolerance:.1%} and N* error <= "
-                                f"{fit.lobo_n_opt_tolerance:.0%}.")
-    def isoflop_leave_one_budget_out(storage: StorageResource) -> dg.AssetCheckResult:
-        return _lobo_result(read("isoflop", storage.storage), fit)
+    def lobo_check(kind: str, approach: str, key: dg.AssetKey) -> dg.AssetChecksDefinition:
+        @dg.asset_check(asset=key, name=f"{kind}_leave_one_budget_out",
+                        description=f"{approach} refitted without each budget predicts its N* and loss; the largest "
+                                    f"budget's loss error <= {fit.lobo_loss_tolerance:.1%} and N* error <= "
+                                    f"{fit.lobo_n_opt_tolerance:.0%}.")
+        def leave_one_budget_out(storage: StorageResource) -> dg.AssetCheckResult:
+            return _lobo_result(read(kind, storage.storage), fit)
 
-    @dg.asset_check(asset=par_key, name="parametric_leave_one_budget_out",
-                    description="Approach 3 refitted without each budget predicts its N* and loss; the largest "
-                                f"budget's loss error <= {fit.lobo_loss_tolerance:.1%} and N* error <= "
-                                f"{fit.lobo_n_opt_tolerance:.0%}.")
-    def parametric_leave_one_budget_out(storage: StorageResource) -> dg.AssetCheckResult:
-        return _lobo_result(read("parametric", storage.storage), fit)
+        return leave_one_budget_out
 
     @dg.asset_check(asset=par_key, name="parametric_intervals_narrow",
                     description=f"Every bootstrap interval of the law's parameters has hi/lo <= {fit.max_interval_ratio:g}.")
@@ -95,7 +91,8 @@ def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None =
                       "intervals": dg.MetadataValue.json(report["intervals"])},
         )
 
-    checks = [isoflop_minima_bracketed, isoflop_leave_one_budget_out, parametric_leave_one_budget_out]
+    checks = [isoflop_minima_bracketed, lobo_check("isoflop", "Approach 2", iso_key),
+              lobo_check("parametric", "Approach 3", par_key)]
     return checks + ([parametric_intervals_narrow] if fit.bootstrap else [])
 
 
