@@ -16,7 +16,7 @@ from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
 from marin_assets.train.bits_per_byte import evaluation_metrics
 from marin_assets.train.launchers import launch, mixture_for
-from marin_assets.train.report import loss_plot_png, result_metadata
+from marin_assets.train.report import domain_metadata, loss_plot_png, result_metadata
 
 GROUP = "scaling"
 # Cheap assets only: refit when any run lands, once nothing upstream is still running.
@@ -65,19 +65,9 @@ def train_and_record(
             context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
             stats={**{k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model", "epochs")},
                    "bpb": payload["metrics"].get("bpb") or "none"},
-            extra_metadata={**result_metadata(trained, png, path), **_domain_metadata(staged, payload)},
+            extra_metadata={**result_metadata(trained, png, path),
+                            **domain_metadata(staged, payload, payload["domain_eval_error"])},
         )
-
-
-def _domain_metadata(staged, payload: dict) -> dict:
-    """Per-source loss and bits per byte as a table and a bar plot (Paloma-style)."""
-    rows = payload["domains"]
-    meta = {"domains": dg.MetadataValue.md(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".4g") if rows else "none"),
-            "domain_eval_error": dg.MetadataValue.text(payload["domain_eval_error"] or "none")}
-    if any(r["bpb"] is not None for r in rows):
-        png = plots.domain_bpb(rows)
-        meta.update(png_metadata(png, write_png(staged, "domain_bpb.png", png), "domain_bpb"))
-    return meta
 
 
 def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:

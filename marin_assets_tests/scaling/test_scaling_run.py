@@ -49,4 +49,6 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     for source in ("wiki", "code"):
         assert metrics[f"bpb/{source}"] == pytest.approx(
             metrics[f"loss/{source}"] * text[source]["tokens"] / (0.6931471805599453 * text[source]["bytes"]))
-    assert "| wiki " in meta["domains"].value and meta["domain_bpb"].value.startswith("![domain_bpb]")
+    table = {r.data["domain"]: r.data for r in meta["domains"].records}
+    assert table["wiki"]["kind"] == "source" and table["wiki"]["bpb"] == pytest.approx(metrics["bpb/wiki"], rel=1e-3)
+    assert meta["domain_bpb_plot"].value.startswith("![bpb by domain](data:image/png;base64,")
