@@ -14,7 +14,7 @@ from marin_assets.resources.recording import record_output
 from marin_assets.scaling import plots, results
 from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
-from marin_assets.train.bits_per_byte import evaluation_metrics
+from marin_assets.train.bits_per_byte import run_evaluation
 from marin_assets.train.launchers import launch, mixture_for
 from marin_assets.train.report import domain_metadata, loss_plot_png, result_metadata
 
@@ -52,8 +52,7 @@ def train_and_record(
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
                "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
                **results.data_repetition(mixture.sources, run.D),
-               **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
-                                    trained.domain_eval),
+               **run_evaluation(trained, mixture),
                "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s},
     )
     with st.atomic_dir(*parts) as staged:

@@ -18,7 +18,7 @@ import math
 ALL = "all"
 
 
-def _tokenizer(tokenizer_uri: str):
+def load_tokenizer(tokenizer_uri: str):
     import fsspec
     from tokenizers import Tokenizer
 
@@ -31,7 +31,7 @@ def validation_text_bytes(validation_glob: str, tokenizer_uri: str) -> dict[str,
     import fsspec
     import pyarrow.parquet as pq
 
-    tokenizer = _tokenizer(tokenizer_uri)
+    tokenizer = load_tokenizer(tokenizer_uri)
     fs, _ = fsspec.core.url_to_fs(validation_glob)
     counts: dict[str, dict[str, int]] = {}
     for path in sorted(fs.glob(validation_glob)):
@@ -79,3 +79,11 @@ def evaluation_metrics(loss: float | None, validation_glob: str | None, tokenize
         rows.append({"domain": name, "kind": kind, "loss": result["loss"], "bpb": bpb, **text,
                      "eval_tokens": result["tokens"]})
     return {"metrics": metrics, "validation_text": counts, "domains": rows}
+
+
+def run_evaluation(result, mixture) -> dict:
+    """What training_run and scaling_run both record of a finished run (TrainingResult) on its mixture:
+    evaluation_metrics over its sources and eval sets, and the eval sets it could not evaluate."""
+    evaluation = evaluation_metrics(result.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
+                                    result.domain_eval, result.eval_sets)
+    return {**evaluation, "eval_sets_missing": dict(result.eval_sets_missing)}
