@@ -12,7 +12,7 @@ import io
 import dagster as dg
 import fsspec
 
-from marin_assets.core.plotting import inline_thumbnail_markdown, pyplot
+from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.train import domain_report
@@ -24,7 +24,8 @@ RESULT_FILE, PLOT_FILE, CONFIG_FILE = "result.json", "loss_curve.png", "maxtext.
 DOMAIN_PLOT_FILE = "domain_bpb.png"
 
 
-def write_result_files(staged: StagedOutput, result: TrainingResult, title: str, evaluation: dict | None = None) -> bytes:
+def write_result_files(staged: StagedOutput, result: TrainingResult, title: str,
+                       evaluation: dict | None = None) -> bytes:
     """result.json (with the per-domain `evaluation`: metrics, domains, validation_text), the loss plot
     and the MaxText config the run used, into `staged`; returns the PNG."""
     fs = staged.storage.fs
@@ -81,19 +82,20 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
 
 
 def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -> dict:
-    """Per-domain tokens, bytes, loss and bpb as a table, and the bpb bars inline (full PNG beside it).
-    result.json keeps the unrounded numbers."""
+    """Per-domain tokens, bytes, loss and bpb as a table, and the bpb bars (record_output shows their
+    inline preview first). result.json keeps the unrounded numbers."""
     rows = evaluation.get("domains") or []
     meta = {
         "domains": metadata_table(domain_report.table_rows(rows), columns=domain_report.COLUMNS),
         "domain_eval_error": dg.MetadataValue.text(error or "none"),
-        "eval_sets_missing": dg.MetadataValue.text(domain_report.missing_summary(evaluation.get("eval_sets_missing") or {})),
+        "eval_sets_missing": dg.MetadataValue.text(
+            domain_report.missing_summary(evaluation.get("eval_sets_missing") or {})),
     }
     png = domain_report.bpb_plot_png(rows)
     if png is not None:
         staged.storage.fs.pipe_file(staged.join(DOMAIN_PLOT_FILE), png)
-        inline = inline_thumbnail_markdown(png, "bpb by domain")
-        meta["domain_bpb_plot"] = dg.MetadataValue.md(inline or "(too large to show inline: see domain_bpb_png)")
+        image = base64.b64encode(png).decode()
+        meta["domain_bpb_plot"] = dg.MetadataValue.md(f"![bpb by domain](data:image/png;base64,{image})")
         meta["domain_bpb_png"] = dg.MetadataValue.path(f"{staged.final_uri}/{DOMAIN_PLOT_FILE}")
     return meta
 

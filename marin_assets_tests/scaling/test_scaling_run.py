@@ -66,3 +66,4 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     assert table["handbook_passages"]["kind"] == "eval_set"
     assert table["wiki"]["kind"] == "source" and table["wiki"]["bpb"] == pytest.approx(metrics["bpb/wiki"], rel=1e-3)
     assert meta["domain_bpb_plot"].value.startswith("![bpb by domain](data:image/png;base64,")
+    assert len(meta["domain_bpb_plot (preview)"].value) < 1000  # drawn inline in the UI

@@ -4,6 +4,7 @@ import dagster as dg
 
 from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT
 from marin_assets.core.storage import Storage
+from marin_assets.resources.recording import plot_previews
 from marin_assets.train import domain_report
 from marin_assets.train.report import DOMAIN_PLOT_FILE, domain_metadata
 
@@ -41,8 +42,9 @@ def test_metadata_is_a_table_an_inline_plot_and_the_missing_eval_sets(tmp_path):
     by_domain = {r.data["domain"]: r.data for r in table.records}
     assert by_domain["handbook_passages"] == {"domain": "handbook_passages", "kind": "eval_set", "documents": 7,
                                               "tokens": 600, "bytes": 2100, "loss": 5.123, "bpb": 2.111}
-    inline = meta["domain_bpb_plot"].value
-    assert inline.startswith("![bpb by domain](data:image/png;base64,") and len(inline) < INLINE_MARKDOWN_LIMIT
+    assert meta["domain_bpb_plot"].value.startswith("![bpb by domain](data:image/png;base64,")
+    inline = plot_previews(meta)["domain_bpb_plot (preview)"].value  # what record_output shows first
+    assert inline.startswith("![domain_bpb_plot](data:image/png;base64,") and len(inline) < INLINE_MARKDOWN_LIMIT
     assert (tmp_path / "training" / "r" / "final" / DOMAIN_PLOT_FILE).read_bytes().startswith(b"\x89PNG")
     assert meta["eval_sets_missing"].value == "mmlu_tiny: eval_set[mmlu_tiny] is not materialized"
     assert meta["domain_eval_error"].value == "none"
