@@ -18,7 +18,7 @@ from marin_assets.data.decontaminate import build_index, normalized_words
 from marin_assets.data.eval_sets import EvalSetSpec, read_items
 from marin_assets.data.parquet_output import write_arrow_table
 
-ITEMS, NGRAMS, SUMMARY, TEXTS = "items.parquet", "ngrams.parquet", "index.json", "texts.parquet"
+ITEMS, NGRAMS, SUMMARY, TEXTS = "items.parquet", "ngrams.parquet", "index.json", layout.EVAL_TEXTS
 
 
 def build(spec: EvalSetSpec, ngram: int, out_dir: str) -> dict:

@@ -8,31 +8,14 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from marin_assets.scaling.fit_metric import DEFAULT_METRIC, UnknownMetricError, metric_key
+
 COLUMNS = ["run", "budget", "size", "N", "D", "C", "U", "loss"]
 SUCCEEDED = "succeeded"
-DEFAULT_METRIC = "final_eval_loss"
-PER_DOMAIN = ("loss", "bpb")  # result.json metrics: loss, bpb, loss/<domain>, bpb/<domain>
-_DOMAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
-METRIC_FORMS = "final_eval_loss, loss, bpb, loss:<domain> or bpb:<domain> (a source of the mixture or an eval set)"
-
-
-class UnknownMetricError(ValueError):
-    pass
-
-
-def metric_key(metric: str) -> str:
-    """fit.metric as a key of result.json: "bpb:wiki" (or "bpb/wiki") is "bpb/wiki"; a bad form is an error."""
-    if metric == DEFAULT_METRIC or metric in PER_DOMAIN:
-        return metric
-    kind, sep, domain = metric.replace(":", "/", 1).partition("/")
-    if kind in PER_DOMAIN and sep and _DOMAIN.fullmatch(domain):
-        return f"{kind}/{domain}"
-    raise UnknownMetricError(f"fit.metric {metric!r} is not a metric; use {METRIC_FORMS}")
 
 
 @dataclass(frozen=True)

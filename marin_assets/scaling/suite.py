@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
-from marin_assets.scaling.observations import metric_key
+from marin_assets.scaling.fit_metric import metric_key
 from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimizer
 from marin_assets.train.preflight import count_params
 from marin_assets.train.runs import EvalSettings, TrainingRunSpec

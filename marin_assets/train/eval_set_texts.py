@@ -7,7 +7,9 @@ folder is set aside, so the trainer always finds it), listed in <run_dir>/eval_s
 The text is the eval_set asset's texts.parquet, read through the storage layer; an eval set that is
 not materialized (or cannot be tokenized) is listed under `missing` with the reason, so the run says
 so instead of silently evaluating less. Documents are encoded as the tokenize stage encodes them
-(<s> ids </s>); the same text and tokenizer give the same bytes on every run.
+(<s> ids </s>); the same text and tokenizer give the same bytes on every run. The registry's names
+come from the caller (the launcher), so this module, part of the runs' code version, imports nothing
+of the data stage: editing decontamination does not retrain a run.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.data.eval_index import TEXTS
-from marin_assets.data.eval_sets import load_eval_sets
 from marin_assets.train.bits_per_byte import load_tokenizer
+
+TEXTS = layout.EVAL_TEXTS
 
 FOLDER, MANIFEST = "eval_sets", "manifest.json"
 
@@ -45,13 +47,12 @@ def _missing_reason(storage: Storage, name: str) -> str | None:
     return None
 
 
-def prepare(storage: Storage, mixture, run_dir: str, names: list[str] | None = None) -> dict:
-    """Write each eval set's token shard and the manifest; returns the manifest.
+def prepare(storage: Storage, mixture, run_dir: str, names: list[str]) -> dict:
+    """Write each eval set's (of `names`, the registered ones) token shard and the manifest; returns it.
 
     {"eval_sets": {name: {glob, documents, tokens, bytes}}, "missing": {name: reason}}. `mixture`:
     the run's MixtureInfo (tokenizer_uri, bos_id, eos_id, sources: an eval set may not share a
     source's name, their results would collide)."""
-    names = load_eval_sets().names if names is None else names
     fs = storage.fs
     manifest: dict = {"eval_sets": {}, "missing": {}}
     tokenizer = None

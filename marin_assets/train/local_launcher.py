@@ -34,6 +34,7 @@ from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
 from marin_assets.train.preflight import ProfileEstimate, extrapolate, require_fits
+from marin_assets.data.eval_sets import load_eval_sets
 from marin_assets.train import eval_set_texts
 from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.run_result import TrainingError, TrainingPreempted, TrainingResult, collect_result
@@ -127,7 +128,7 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
 
 def _prepare_eval_sets(context, storage, mixture_info, run_dir: str) -> None:
     # After any set_aside: the trainer reads these from its own run folder after training.
-    manifest = eval_set_texts.prepare(storage, mixture_info, run_dir)
+    manifest = eval_set_texts.prepare(storage, mixture_info, run_dir, load_eval_sets().names)
     for name, why in manifest["missing"].items():
         context.log.warning(f"eval set {name} will not be evaluated: {why}")
 

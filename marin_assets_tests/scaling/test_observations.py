@@ -2,7 +2,8 @@ import math
 
 import pytest
 
-from marin_assets.scaling.observations import UnknownMetricError, collect_observations, metric_key, metric_value
+from marin_assets.scaling.fit_metric import UnknownMetricError, metric_key
+from marin_assets.scaling.observations import collect_observations, metric_value
 
 
 def _result(run, loss, status="succeeded", N=1e5, D=1e6, budget=6e11):
