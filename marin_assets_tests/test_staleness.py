@@ -57,6 +57,7 @@ MODULE_EDITS = {
     ("tokenize/mixture_build.py", None): {"mixture"},
     ("train/maxtext_entry.py", None): TRAINED,
     ("train/run_result.py", None): TRAINED,
+    ("train/eval_set_texts.py", None): TRAINED,  # how eval sets are tokenized decides their bpb
     ("train/maxtext_config.py", None): {"training_plan", *TRAINED},
     ("train/preflight.py", None): TRAIN_AND_SCALE | EXTERNAL_FITS | {"besiroglu2024/external_runs"},
     # Fitters version the fits only: editing one never retrains a run (scaling_run, heldout_run).

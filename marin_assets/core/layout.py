@@ -3,6 +3,7 @@
 RAW = "raw"                   # raw/<source>/            file inventory + checksums of a source snapshot
 CLEANED = "cleaned"           # cleaned/<source>/        documents/ rejected/ quarantine/ (Parquet) + stats.json
 EVAL = "eval"                 # eval/<eval set>/          items.parquet (normalised text) + ngrams.parquet (hashed n-grams)
+EVAL_TEXTS = "texts.parquet"  # eval/<eval set>/texts.parquet  raw text (id, text): the training runs evaluate on it
 QUALITY = "quality_classifier"  # quality_classifier/     model.bin (fastText) + metrics.json
 REPORTS = "reports"           # reports/<source>/         data_report: report.md, report.json, *.png
 TOKENIZER = "tokenizer"       # tokenizer/<name>/        tokenizer.json, tokenizer_config.json

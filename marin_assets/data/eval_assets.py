@@ -1,4 +1,4 @@
-"""Eval sets in Dagster: eval_set[name] = normalised items + hashed 13-gram index, once per version.
+"""Eval sets in Dagster: eval_set[name] = normalised items + hashed 13-gram index + raw text, once per version.
 
 Partitioned by eval set (recipes/eval_sets.yaml); cleaned_documents depends on every partition, so a
 changed eval set makes every source's cleaned table stale, and the index is never rebuilt per source.
@@ -23,7 +23,8 @@ CODE_VERSION = code_version(load_cleaning_recipe().decontamination.ngram, decont
     group_name="data",
     code_version=CODE_VERSION,
     kinds={"python", "parquet"},
-    description="One registered eval set: normalised items and the hashed n-gram index decontamination uses.",
+    description="One registered eval set: normalised items and the hashed n-gram index decontamination uses, and "
+                "its raw text, on which every training and scaling run reports loss and bits per byte.",
 )
 def eval_set(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     spec = load_eval_sets().get(context.partition_key)

@@ -1,6 +1,9 @@
-"""An eval set's stored form (eval/<name>/): its normalised items and its hashed n-gram index.
+"""An eval set's stored form (eval/<name>/): its normalised items, its hashed n-gram index, and its
+raw text.
 
-Written once per eval-set version by the eval_set asset; read by every cleaned_documents partition.
+Written once per eval-set version by the eval_set asset; the index is read by every cleaned_documents
+partition, the raw text (texts.parquet: id, text as the registry file holds it) by the training runs'
+per-domain evaluation, whose bits per byte count that text's UTF-8 bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from marin_assets.data.decontaminate import build_index, normalized_words
 from marin_assets.data.eval_sets import EvalSetSpec, read_items
 from marin_assets.data.parquet_output import write_arrow_table
 
-ITEMS, NGRAMS, SUMMARY = "items.parquet", "ngrams.parquet", "index.json"
+ITEMS, NGRAMS, SUMMARY, TEXTS = "items.parquet", "ngrams.parquet", "index.json", layout.EVAL_TEXTS
 
 
 def build(spec: EvalSetSpec, ngram: int, out_dir: str) -> dict:
@@ -30,6 +33,7 @@ def build(spec: EvalSetSpec, ngram: int, out_dir: str) -> dict:
     write_arrow_table(pa.table({"id": ids, "text": [" ".join(w) for w in words], "words": [len(w) for w in words]}),
                       f"{out_dir}/{ITEMS}")  # fmt: skip
     write_arrow_table(pa.table({"hash": index.view(np.int64)}), f"{out_dir}/{NGRAMS}")
+    write_arrow_table(pa.table({"id": ids, "text": [text for _, text in items]}), f"{out_dir}/{TEXTS}")
     return {"eval_set": spec.name, "ngram": ngram, "items": len(items), "ngrams": int(index.size),
             "items_too_short": too_short}  # fmt: skip
 

@@ -18,8 +18,8 @@ from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.outputs import GROUP, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, suite_runs, target_budgets
-from marin_assets.train import bits_per_byte, domain_eval, maxtext_entry, run_folder, run_result
-from marin_assets.train.launchers import MIXTURE_ASSET
+from marin_assets.train import bits_per_byte, domain_eval, eval_set_texts, maxtext_entry, run_folder, run_result
+from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET
 
 TRAINING_FIELDS = ("mixture", "seq_len", "global_batch_size", "optimizer", "vocab_size", "eval_steps")
 
@@ -34,9 +34,9 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     training_section = recipe.model_dump(mode="json", include=set(TRAINING_FIELDS))
     # The run's own code (what it trains and writes), never the fitters: editing a fit must not retrain runs.
     run_version = code_version(training_section, suite, run_results, maxtext_entry, run_result, run_folder,
-                               bits_per_byte, domain_eval)
+                               bits_per_byte, domain_eval, eval_set_texts)
 
-    @dg.asset(name="scaling_run", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep],
+    @dg.asset(name="scaling_run", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep, EVAL_SETS_DEP],
               code_version=run_version, kinds={"maxtext"}, pool="training",
               description=f"One run of the {name} suite (partition = C<budget>__<size>): trains D = C/(6N) tokens.")
     def scaling_run(

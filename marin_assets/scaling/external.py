@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from marin_assets.core.hashing import sha256_bytes
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
@@ -53,6 +53,14 @@ class ExternalSuiteRecipe(Recipe):
     drop_highest_loss: int = Field(default=0, ge=0)  # e.g. Besiroglu et al. drop the 5 highest-loss runs
     target_multipliers: list[float] = [10, 100, 1000]
     fit: FitSettings = FitSettings()
+
+    @model_validator(mode="after")
+    def _metric_is_a_column(self):
+        # A published table has no per-domain evaluation: fit.metric is its loss or a listed metric column.
+        if self.fit.metric not in ("final_eval_loss", *self.columns.metrics):
+            raise ValueError(f"fit.metric {self.fit.metric!r} is not final_eval_loss or one of columns.metrics "
+                             f"{self.columns.metrics}")
+        return self
 
 
 class ExternalTableError(ValueError):

@@ -19,7 +19,7 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import bootstrap, results
 from marin_assets.scaling.outputs import GROUP, bootstrap_laws, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun
-from marin_assets.train.launchers import MIXTURE_ASSET
+from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET
 
 PREDICTION_FILE = "prediction.json"
 
@@ -81,7 +81,8 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
 
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.SpecificPartitionsPartitionMapping([recipe.mixture]))
 
-    @dg.asset(name="heldout_run", group_name=GROUP, deps=[heldout_prediction, mixture_dep], code_version=run_version,
+    @dg.asset(name="heldout_run", group_name=GROUP, deps=[heldout_prediction, mixture_dep, EVAL_SETS_DEP],
+              code_version=run_version,
               kinds={"maxtext"}, pool="training",
               description=f"The held-out run {held.key} (N={held.N:,}, D={held.D:,}); trains only when materialized.")
     def heldout_run(

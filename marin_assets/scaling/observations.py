@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from marin_assets.scaling.fit_metric import DEFAULT_METRIC, UnknownMetricError, metric_key
+
 COLUMNS = ["run", "budget", "size", "N", "D", "C", "U", "loss"]
 SUCCEEDED = "succeeded"
-DEFAULT_METRIC = "final_eval_loss"
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,28 @@ def _limit(result: dict, max_loss: float | None) -> float:
 
 
 def metric_value(result: dict, metric: str):
-    """The fitted metric of one run: final_eval_loss, or a name under result["metrics"] (e.g. bpb, loss/wiki)."""
+    """The fitted metric of one run: final_eval_loss, or a name under result["metrics"] (e.g. bpb, bpb:wiki;
+    an external table's metric column by its own name)."""
     if metric == DEFAULT_METRIC:
         return result.get(metric)
-    return (result.get("metrics") or {}).get(metric)
+    metrics = result.get("metrics") or {}
+    if metric in metrics:
+        return metrics[metric]
+    try:
+        return metrics.get(metric_key(metric))
+    except UnknownMetricError:
+        return None
+
+
+def _require_reported(results: list[dict], metric: str) -> None:
+    """A metric no succeeded run reports is a typo or an unknown domain: say which ones the runs have."""
+    succeeded = [r for r in results if r.get("status") == SUCCEEDED]
+    if metric == DEFAULT_METRIC or not succeeded or any(metric_value(r, metric) is not None for r in succeeded):
+        return
+    known = sorted({k for r in succeeded for k in (r.get("metrics") or {})})
+    named = ", ".join(k.replace("/", ":", 1) if "/" in k else k for k in known) or "none"
+    raise UnknownMetricError(f"fit.metric {metric!r}: none of the {len(succeeded)} succeeded runs reports it; "
+                             f"they report {DEFAULT_METRIC}, {named}")
 
 
 def collect_observations(results: list[dict], *, max_loss: float | None = None,
@@ -62,8 +81,10 @@ def collect_observations(results: list[dict], *, max_loss: float | None = None,
 
     max_loss: losses above it count as diverged; default per run ln(vocab_size) + 1 (clearly worse
     than a uniform guess over the vocabulary) when the result records its vocab_size. `metric`
-    picks what the `loss` column holds; a run without it is excluded with that reason.
+    picks what the `loss` column holds; a run without it is excluded with that reason, and a metric
+    that no succeeded run has is an UnknownMetricError (naming the metrics the runs do have).
     """
+    _require_reported(results, metric)
     rows, excluded, warnings, seen = [], [], [], {}
     for result in results:
         run = str(result.get("run", "<unnamed>"))

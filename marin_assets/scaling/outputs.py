@@ -14,9 +14,9 @@ from marin_assets.resources.recording import record_output
 from marin_assets.scaling import plots, results
 from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
-from marin_assets.train.bits_per_byte import evaluation_metrics
+from marin_assets.train.bits_per_byte import run_evaluation
 from marin_assets.train.launchers import launch, mixture_for
-from marin_assets.train.report import loss_plot_png, result_metadata
+from marin_assets.train.report import domain_metadata, loss_plot_png, result_metadata
 
 GROUP = "scaling"
 # Cheap assets only: refit when any run lands, once nothing upstream is still running.
@@ -52,8 +52,7 @@ def train_and_record(
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
                "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
                **results.data_repetition(mixture.sources, run.D),
-               **evaluation_metrics(trained.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
-                                    trained.domain_eval),
+               **run_evaluation(trained, mixture),
                "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s},
     )
     with st.atomic_dir(*parts) as staged:
@@ -65,19 +64,9 @@ def train_and_record(
             context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
             stats={**{k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model", "epochs")},
                    "bpb": payload["metrics"].get("bpb") or "none"},
-            extra_metadata={**result_metadata(trained, png, path), **_domain_metadata(staged, payload)},
+            extra_metadata={**result_metadata(trained, png, path),
+                            **domain_metadata(staged, payload, payload["domain_eval_error"])},
         )
-
-
-def _domain_metadata(staged, payload: dict) -> dict:
-    """Per-source loss and bits per byte as a table and a bar plot (Paloma-style)."""
-    rows = payload["domains"]
-    meta = {"domains": dg.MetadataValue.md(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".4g") if rows else "none"),
-            "domain_eval_error": dg.MetadataValue.text(payload["domain_eval_error"] or "none")}
-    if any(r["bpb"] is not None for r in rows):
-        png = plots.domain_bpb(rows)
-        meta.update(png_metadata(png, write_png(staged, "domain_bpb.png", png), "domain_bpb"))
-    return meta
 
 
 def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:

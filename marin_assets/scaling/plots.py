@@ -90,15 +90,3 @@ def fit_vs_observed(points: pd.DataFrame, law: Law, heldout: dict | None = None)
     ax.set_title(f"{law.form}: " + " ".join(params[:3]) + "\n" + " ".join(params[3:]), fontsize=9)
     ax.legend(fontsize=7)
     return _png(fig)
-
-
-def domain_bpb(rows: list[dict]) -> bytes:
-    """Bits per byte per validation source of one run (bars), the mixture's as the first bar."""
-    rows = [r for r in rows if r["bpb"] is not None]
-    fig, ax = pyplot().subplots(figsize=(max(3.2, 0.7 * len(rows) + 1.5), 3.2))
-    ax.bar([r["source"] for r in rows], [r["bpb"] for r in rows],
-           color=["grey"] + ["tab:blue"] * (len(rows) - 1))
-    ax.set_ylabel("bits per byte")
-    ax.set_title("validation bits per byte by source", fontsize=9)
-    ax.tick_params(axis="x", labelrotation=30, labelsize=7)
-    return _png(fig)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
+from marin_assets.scaling.fit_metric import metric_key
 from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimizer
 from marin_assets.train.preflight import count_params
 from marin_assets.train.runs import EvalSettings, TrainingRunSpec
@@ -59,7 +60,7 @@ class FitSettings(Recipe):
     max_loss: float | None = None             # losses above this count as diverged (None: ln(vocab) + 1)
     law: str = "chinchilla"                   # Approach 3 form, a key of scaling.laws.LAWS
     compare_laws: bool = True                 # also fit the other registered forms; AIC + held-out error in metadata
-    metric: str = "final_eval_loss"           # what is fitted: final_eval_loss or a key of result.json "metrics"
+    metric: str = "final_eval_loss"           # what is fitted: final_eval_loss, loss, bpb, loss:<domain>, bpb:<domain>
     lobo_loss_tolerance: float = Field(default=0.02, gt=0)    # leave-one-budget-out: largest budget's loss error
     lobo_n_opt_tolerance: float = Field(default=0.5, gt=0)    # ... and its N* error
     max_interval_ratio: float = Field(default=10.0, gt=1)     # bootstrap hi/lo above this is flagged
@@ -103,6 +104,7 @@ class ScalingRecipe(Recipe):
                 raise ValueError(f"budget {b.flops:g} lists a size twice: {b.sizes}")
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds repeat: {self.seeds}")
+        metric_key(self.fit.metric)  # the form only: which domains exist is known once runs report them
         return self
 
 

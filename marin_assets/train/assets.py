@@ -18,10 +18,13 @@ from marin_assets.core.hashing import hash_json
 from marin_assets.data.licenses import assert_sources_cleared, sources_behind
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import domain_eval, maxtext_config, maxtext_entry, preflight, run_folder, run_result
-from marin_assets.train.launchers import MIXTURE_ASSET, launch, mixture_for
+from marin_assets.train import (bits_per_byte, domain_eval, eval_set_texts, maxtext_config, maxtext_entry, preflight,
+                                run_folder, run_result)
+from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET, launch, mixture_for
 from marin_assets.train.local_launcher import profile_local
-from marin_assets.train.report import PLOT_FILE, preflight_metadata, result_metadata, write_result_files
+from marin_assets.train.bits_per_byte import run_evaluation
+from marin_assets.train.report import (PLOT_FILE, domain_metadata, preflight_metadata, result_metadata,
+                                       write_result_files)
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_folder import plan_run, run_paths
@@ -62,7 +65,8 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     # Code only (run entries are the run_spec source's data versions); see core.code_versions.
     plan_version = code_version("training_plan", run_folder, preflight, maxtext_config)
     # What decides a run's numbers (its devices included); not how its process is launched and watched.
-    run_version = code_version("training_run", maxtext_entry, run_result, run_folder, domain_eval)
+    run_version = code_version("training_run", maxtext_entry, run_result, run_folder, domain_eval, bits_per_byte,
+                               eval_set_texts)
 
     @dg.asset(
         name="training_plan", partitions_def=partitions, group_name="train", deps=[spec_dep, mixture_dep],
@@ -96,7 +100,8 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     remote_runs = [f"{n} ({runs.spec(n).resources.launcher})" for n in names if n not in local_runs]
 
     @dg.asset(
-        name="training_run", partitions_def=partitions, group_name="train", deps=[spec_dep, training_plan, mixture_dep],
+        name="training_run", partitions_def=partitions, group_name="train",
+        deps=[spec_dep, training_plan, mixture_dep, EVAL_SETS_DEP],
         code_version=run_version, kinds={"maxtext"}, pool="training",
         # materialize-all on a workstation trains only the runs this machine can run
         metadata={LOCAL_PARTITIONS_METADATA: local_runs, "not_trainable_here": ", ".join(remote_runs) or "none"},
@@ -113,15 +118,19 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
         result = launch(context, spec, st, mixture, tpu_launcher)
+        evaluation = run_evaluation(result, mixture)
         with st.atomic_dir(layout.TRAINING, spec.run_name, layout.FINAL_DIR) as staged:
-            png = write_result_files(staged, result, f"{spec.run_name} ({spec.model.name} on {spec.mixture})")
+            title = f"{spec.run_name} ({spec.model.name} on {spec.mixture})"
+            png = write_result_files(staged, result, title, evaluation)
             return record_output(
                 context, staged, recipe=spec, code_version=run_version,
                 output_hash=result.checkpoint_hash,
                 devices=[f"{spec.resources.accelerator} x{spec.resources.num_devices()}"],
                 stats={"final_eval_loss": result.final_eval_loss, "checkpoint_step": result.checkpoint_step,
-                       "mixture_tokenizer_hash": mixture.tokenizer_hash},
-                extra_metadata=result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),
+                       "mixture_tokenizer_hash": mixture.tokenizer_hash,
+                       "bpb": evaluation["metrics"].get("bpb") or "none"},
+                extra_metadata={**result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),
+                                **domain_metadata(staged, evaluation, result.domain_eval_error)},
             )
 
     return run_spec, training_plan, training_run

@@ -8,6 +8,7 @@ tokens, so bytes / tokens is the tokenizer's compression on that text. MaxText's
 the whole validation split when eval_steps = -1 (the scaling suites); with a partial eval the
 split's ratio is applied to the evaluated tokens. Counted per source when the shards carry a
 `source` column (the mixture stage's do), for per-domain reports; the loss itself is the mixture's.
+Eval sets count the bytes of their raw text directly (train.eval_set_texts), not decoded tokens.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 ALL = "all"
 
 
-def _tokenizer(tokenizer_uri: str):
+def load_tokenizer(tokenizer_uri: str):
     import fsspec
     from tokenizers import Tokenizer
 
@@ -30,7 +31,7 @@ def validation_text_bytes(validation_glob: str, tokenizer_uri: str) -> dict[str,
     import fsspec
     import pyarrow.parquet as pq
 
-    tokenizer = _tokenizer(tokenizer_uri)
+    tokenizer = load_tokenizer(tokenizer_uri)
     fs, _ = fsspec.core.url_to_fs(validation_glob)
     counts: dict[str, dict[str, int]] = {}
     for path in sorted(fs.glob(validation_glob)):
@@ -56,19 +57,33 @@ def bits_per_byte(loss: float | None, tokens: int, n_bytes: int) -> float | None
 
 
 def evaluation_metrics(loss: float | None, validation_glob: str | None, tokenizer_uri: str,
-                       domains: dict | None = None) -> dict:
-    """result.json's `metrics` (fit.metric can name any key: loss, bpb, loss/<source>, bpb/<source>),
-    the per-source table behind them, and the byte counts. `domains`: {source: {loss, tokens}} of the
-    final checkpoint (domain_eval); a source's bpb uses its own text's bytes per token."""
+                       domains: dict | None = None, eval_sets: dict | None = None) -> dict:
+    """result.json's `metrics` (fit.metric can name any key: loss, bpb, loss/<domain>, bpb/<domain>),
+    the per-domain rows behind them (train.domain_report), and the byte counts. `domains`: {name:
+    {loss, tokens}} of the final checkpoint (domain_eval), sources and eval sets alike; `eval_sets`:
+    {name: {documents, tokens, bytes}} of each eval set's raw text (eval_set_texts). A domain's bpb
+    uses its own text's bytes per token."""
+    eval_sets = eval_sets or {}
     if not validation_glob:
         return {"metrics": {"loss": loss}, "validation_text": {}, "domains": []}
     counts = validation_text_bytes(validation_glob, tokenizer_uri)
-    total = counts.get(ALL, {"tokens": 0, "bytes": 0})
+    total = counts.get(ALL, {"tokens": 0, "bytes": 0, "documents": 0})
     metrics = {"loss": loss, "bpb": bits_per_byte(loss, total["tokens"], total["bytes"])}
-    rows = [{"source": ALL, "loss": loss, "bpb": metrics["bpb"], **total}]
-    for source, result in sorted((domains or {}).items()):
-        text = counts.get(source, {"tokens": 0, "bytes": 0, "documents": 0})
+    rows = [{"domain": ALL, "kind": "mixture", "loss": loss, "bpb": metrics["bpb"], **total}]
+    for name, result in sorted((domains or {}).items(), key=lambda kv: (kv[0] in eval_sets, kv[0])):
+        kind = "eval_set" if name in eval_sets else "source"
+        text = (eval_sets if kind == "eval_set" else counts).get(name, {"tokens": 0, "bytes": 0, "documents": 0})
+        text = {k: text.get(k, 0) for k in ("documents", "tokens", "bytes")}
         bpb = bits_per_byte(result["loss"], text["tokens"], text["bytes"])
-        metrics[f"loss/{source}"], metrics[f"bpb/{source}"] = result["loss"], bpb
-        rows.append({"source": source, "loss": result["loss"], "bpb": bpb, **text, "eval_tokens": result["tokens"]})
+        metrics[f"loss/{name}"], metrics[f"bpb/{name}"] = result["loss"], bpb
+        rows.append({"domain": name, "kind": kind, "loss": result["loss"], "bpb": bpb, **text,
+                     "eval_tokens": result["tokens"]})
     return {"metrics": metrics, "validation_text": counts, "domains": rows}
+
+
+def run_evaluation(result, mixture) -> dict:
+    """What training_run and scaling_run both record of a finished run (TrainingResult) on its mixture:
+    evaluation_metrics over its sources and eval sets, and the eval sets it could not evaluate."""
+    evaluation = evaluation_metrics(result.final_eval_loss, mixture.validation_glob, mixture.tokenizer_uri,
+                                    result.domain_eval, result.eval_sets)
+    return {**evaluation, "eval_sets_missing": dict(result.eval_sets_missing)}

@@ -7,7 +7,9 @@ written to <run_dir>/domain_eval/<source>/ and read by a MaxText eval iterator b
 own config (`grain_eval_files` swapped), so packing, masking and the loss are exactly the final
 eval's: on the whole split this reproduces MaxText's eval/avg_loss (checked by a test). The train
 state is restored once from the last checkpoint (config `steps` is set one past it only so MaxText
-accepts restoring a finished run; nothing is trained), and the eval step is compiled once.
+accepts restoring a finished run; nothing is trained), and the eval step is compiled once. The
+registered eval sets are evaluated the same way, from the token shards the launcher prepared in the
+run folder (train.eval_set_texts).
 """
 
 from __future__ import annotations
@@ -83,6 +85,9 @@ def evaluate(config_path: str, steps: int, globs: dict[str, str]) -> dict[str, d
     return results
 
 
-def domain_eval(config_path: str, keys: dict, run_dir: str) -> dict[str, dict[str, float]]:
+def domain_eval(config_path: str, keys: dict, run_dir: str, eval_set_globs: dict[str, str] | None = None
+                ) -> dict[str, dict[str, float]]:
+    """{domain: {loss, tokens}}: each source of the validation split, then each prepared eval set."""
     globs = split_by_source(keys["grain_eval_files"], posixpath.join(run_dir, "domain_eval"))
+    globs.update({name: glob for name, glob in (eval_set_globs or {}).items() if name not in globs})
     return evaluate(config_path, int(keys["steps"]), globs)

@@ -16,6 +16,8 @@ from marin_assets.train.run_result import TrainingPreempted
 
 # The tokenize stage's asset every training run reads (its key only: no import of that stage's wiring).
 MIXTURE_ASSET = dg.AssetKey("mixture")
+# Every registered eval set (data stage's eval_set, by key): each run reports its loss and bpb on them.
+EVAL_SETS_DEP = dg.AssetDep(dg.AssetKey("eval_set"), partition_mapping=dg.AllPartitionMapping())
 
 
 def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):

@@ -124,19 +124,25 @@ def run(config_path: str, log_file: str | None) -> dict:
 
 
 def _domain_eval(config_path: str, keys: dict, report) -> dict:
-    """Per-source losses of the final checkpoint; a failure is reported with the run, not hidden."""
+    """Per-source and per-eval-set losses of the final checkpoint; a failure is reported with the run, not hidden."""
     from marin_assets.train.domain_eval import domain_eval
+    from marin_assets.train.eval_set_texts import read_manifest
 
     started = time.monotonic()
     run_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}"
+    manifest = read_manifest(run_dir)
+    for name, why in manifest["missing"].items():
+        report(f"eval set {name} not evaluated: {why}")
+    eval_sets = {"eval_sets": {n: {k: v for k, v in e.items() if k != "glob"} for n, e in manifest["eval_sets"].items()},
+                 "eval_sets_missing": manifest["missing"]}
     try:
-        losses = domain_eval(config_path, keys, run_dir)
+        losses = domain_eval(config_path, keys, run_dir, {n: e["glob"] for n, e in manifest["eval_sets"].items()})
     except Exception as exc:  # noqa: BLE001 - the trained checkpoint stands; the run records why eval failed
         logging.getLogger(__name__).exception("per-domain evaluation failed")
-        return {"domain_eval": {}, "domain_eval_error": f"{type(exc).__name__}: {exc}"}
+        return {"domain_eval": {}, "domain_eval_error": f"{type(exc).__name__}: {exc}", **eval_sets}
     for name, result in losses.items():
         report(f"domain eval {name}: loss {result['loss']:.4f} over {result['tokens']:.0f} tokens")
-    return {"domain_eval": losses, "domain_eval_s": round(time.monotonic() - started, 3)}
+    return {"domain_eval": losses, "domain_eval_s": round(time.monotonic() - started, 3), **eval_sets}
 
 
 def _verify(handler: ProgressHandler, checkpoints_dir: str, steps: int) -> dict:

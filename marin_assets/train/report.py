@@ -14,17 +14,22 @@ import fsspec
 
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
+from marin_assets.resources.metadata_tables import metadata_table
+from marin_assets.train import domain_report
 from marin_assets.train.run_result import TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
 from marin_assets.train.wandb_tracking import describe, wandb_settings
 
 RESULT_FILE, PLOT_FILE, CONFIG_FILE = "result.json", "loss_curve.png", "maxtext.yml"
+DOMAIN_PLOT_FILE = "domain_bpb.png"
 
 
-def write_result_files(staged: StagedOutput, result: TrainingResult, title: str) -> bytes:
-    """result.json, the loss plot and the MaxText config the run used, into `staged`; returns the PNG."""
+def write_result_files(staged: StagedOutput, result: TrainingResult, title: str,
+                       evaluation: dict | None = None) -> bytes:
+    """result.json (with the per-domain `evaluation`: metrics, domains, validation_text), the loss plot
+    and the MaxText config the run used, into `staged`; returns the PNG."""
     fs = staged.storage.fs
-    staged.write_json(result.to_json(), RESULT_FILE)
+    staged.write_json({**result.to_json(), **(evaluation or {})}, RESULT_FILE)
     png = loss_plot_png(result, title)
     fs.pipe_file(staged.join(PLOT_FILE), png)
     with fsspec.open(result.maxtext_config_path, "rb") as f:
@@ -72,9 +77,27 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
-        "domain_eval": dg.MetadataValue.json(result.domain_eval or {"error": result.domain_eval_error or "no sources"}),
         **wandb_metadata(result.wandb),
     }
+
+
+def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -> dict:
+    """Per-domain tokens, bytes, loss and bpb as a table, and the bpb bars (record_output shows their
+    inline preview first). result.json keeps the unrounded numbers."""
+    rows = evaluation.get("domains") or []
+    meta = {
+        "domains": metadata_table(domain_report.table_rows(rows), columns=domain_report.COLUMNS),
+        "domain_eval_error": dg.MetadataValue.text(error or "none"),
+        "eval_sets_missing": dg.MetadataValue.text(
+            domain_report.missing_summary(evaluation.get("eval_sets_missing") or {})),
+    }
+    png = domain_report.bpb_plot_png(rows)
+    if png is not None:
+        staged.storage.fs.pipe_file(staged.join(DOMAIN_PLOT_FILE), png)
+        image = base64.b64encode(png).decode()
+        meta["domain_bpb_plot"] = dg.MetadataValue.md(f"![bpb by domain](data:image/png;base64,{image})")
+        meta["domain_bpb_png"] = dg.MetadataValue.path(f"{staged.final_uri}/{DOMAIN_PLOT_FILE}")
+    return meta
 
 
 def wandb_metadata(run: dict | None) -> dict:

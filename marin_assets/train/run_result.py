@@ -48,7 +48,9 @@ class TrainingResult:
     wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
     maxtext_s: float | None = None  # of wall_s, the time spent importing and running MaxText itself
     exit_s: float | None = None  # of wall_s, the training process' exit (JAX teardown) after it reported
-    domain_eval: dict = field(default_factory=dict)  # {source: {loss, tokens}} of the final checkpoint
+    domain_eval: dict = field(default_factory=dict)  # {source or eval set: {loss, tokens}} of the final checkpoint
+    eval_sets: dict = field(default_factory=dict)  # {eval set: {documents, tokens, bytes}} of its raw text
+    eval_sets_missing: dict = field(default_factory=dict)  # {eval set: why it was not evaluated}
     domain_eval_error: str | None = None
     domain_eval_s: float | None = None  # of wall_s, the per-domain evaluation after training
 
@@ -92,6 +94,8 @@ def collect_result(
         wandb=summary.get("wandb"),
         maxtext_s=summary.get("maxtext_s"),
         domain_eval=summary.get("domain_eval") or {},
+        eval_sets=summary.get("eval_sets") or {},
+        eval_sets_missing=summary.get("eval_sets_missing") or {},
         domain_eval_error=summary.get("domain_eval_error"),
         domain_eval_s=summary.get("domain_eval_s"),
     )

@@ -32,6 +32,14 @@ def test_an_edited_table_or_a_missing_column_is_refused(tmp_path):
         external.read_table(renamed)
 
 
+def test_fit_metric_of_an_external_suite_is_its_loss_or_a_listed_column():
+    raw = external.load_external_recipe(RECIPE).model_dump(mode="json")
+    with pytest.raises(ValueError, match=r"fit.metric 'bpb' is not final_eval_loss or one of columns.metrics \[\]"):
+        external.ExternalSuiteRecipe.model_validate({**raw, "fit": {**raw["fit"], "metric": "bpb"}})
+    raw["columns"]["metrics"] = ["bpb_c4"]
+    assert external.ExternalSuiteRecipe.model_validate({**raw, "fit": {**raw["fit"], "metric": "bpb_c4"}})
+
+
 @pytest.mark.slow
 def test_besiroglu_suite_fits_by_materialization(tmp_path):
     recipe = external.load_external_recipe(RECIPE)

@@ -1,6 +1,9 @@
 import math
 
-from marin_assets.scaling.observations import collect_observations
+import pytest
+
+from marin_assets.scaling.fit_metric import UnknownMetricError, metric_key
+from marin_assets.scaling.observations import collect_observations, metric_value
 
 
 def _result(run, loss, status="succeeded", N=1e5, D=1e6, budget=6e11):
@@ -42,3 +45,35 @@ def test_identical_configurations_are_fitted_as_replicates_with_a_warning():
     obs = collect_observations([_result("a", 3.2), _result("a__s1", 3.25)])
     assert len(obs.table) == 2
     assert obs.warnings and "a, a__s1" in obs.warnings[0]
+
+
+def _with_metrics(run, N, **metrics):
+    return {**_result(run, 4.0, N=N), "metrics": {"loss": 4.0, "bpb": 2.0, **metrics}}
+
+
+def test_per_domain_metrics_are_fitted_in_either_spelling():
+    assert metric_key("bpb:wiki") == metric_key("bpb/wiki") == "bpb/wiki" and metric_key("loss") == "loss"
+    assert metric_key("final_eval_loss") == "final_eval_loss"
+    results = [_with_metrics("a", 1e5, **{"bpb/wiki": 1.5, "bpb/handbook_passages": 1.9}),
+               _with_metrics("b", 2e5, **{"bpb/wiki": 1.4}),  # an eval set this run did not evaluate
+               _with_metrics("c", 3e5, **{"bpb/wiki": None})]  # a domain without bytes has no bpb
+    obs = collect_observations(results, metric="bpb:wiki")
+    assert list(obs.table["loss"]) == [1.5, 1.4]
+    assert {e.run: e.reason for e in obs.excluded} == {"c": "bpb:wiki is None"}
+    held = collect_observations(results, metric="bpb:handbook_passages")
+    assert list(held.table["run"]) == ["a"] and len(held.excluded) == 2
+    assert metric_value({"metrics": {"eval_loss_c4": 3.0}}, "eval_loss_c4") == 3.0  # an external table's column
+
+
+@pytest.mark.parametrize("metric, match", [
+    ("bpb:wikipedia", r"fit.metric 'bpb:wikipedia': none of the 2 succeeded runs reports it; they report "
+                      r"final_eval_loss, bpb, bpb:wiki, loss"),
+    ("perplexity", "none of the 2 succeeded runs reports it"),
+])
+def test_a_metric_no_run_reports_is_an_error_naming_the_ones_they_do(metric, match):
+    results = [_with_metrics("a", 1e5, **{"bpb/wiki": 1.5}), _with_metrics("b", 2e5, **{"bpb/wiki": 1.4})]
+    with pytest.raises(UnknownMetricError, match=match):
+        collect_observations(results, metric=metric)
+    assert collect_observations([], metric=metric).n_input == 0  # no run yet: nothing to say
+    with pytest.raises(UnknownMetricError, match="is not a metric; use final_eval_loss, loss, bpb"):
+        metric_key("bpb:")

@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 
 import dagster as dg
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from marin_assets.scaling.definitions import build_defs
 from marin_assets.scaling.suite import suite_runs
 from marin_assets_tests.scaling.suite_fixture import fixture_recipe
-from marin_assets_tests.train.mixture_fixture import build_mixture
+from marin_assets_tests.train.eval_set_fixture import write_eval_set
+from marin_assets_tests.train.mixture_fixture import _document, build_mixture
 from marin_assets_tests.local_resources import local_resources
 
 pytestmark = pytest.mark.slow
@@ -17,6 +19,10 @@ pytestmark = pytest.mark.slow
 
 def test_one_partition_trains_and_commits_its_result(tmp_path):
     info = build_mixture(tmp_path, train_docs=1200, validation_sources=("wiki", "code"))
+    # The registered eval set, materialized with text of the fixture's grammar (its tokenizer knows those words).
+    rng = random.Random(7)
+    held_texts = [_document(rng) for _ in range(12)]
+    write_eval_set(tmp_path, "handbook_passages", held_texts)
     os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(tmp_path / "jax_cache"))
     recipe = fixture_recipe(budgets=[{"flops": 1e10, "sizes": ["d16l1", "d24l1", "d32l1"]}], heldout=None)
     run = next(r for r in suite_runs(recipe) if r.size == "d32l1")
@@ -49,4 +55,15 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     for source in ("wiki", "code"):
         assert metrics[f"bpb/{source}"] == pytest.approx(
             metrics[f"loss/{source}"] * text[source]["tokens"] / (0.6931471805599453 * text[source]["bytes"]))
-    assert "| wiki " in meta["domains"].value and meta["domain_bpb"].value.startswith("![domain_bpb]")
+    # The registered eval set, evaluated on the final checkpoint; bpb from its raw text's bytes.
+    held = next(r for r in saved["domains"] if r["domain"] == "handbook_passages")
+    assert held["kind"] == "eval_set" and held["documents"] == 12 and saved["eval_sets_missing"] == {}
+    assert held["bytes"] == sum(len(t.encode("utf-8")) for t in held_texts) and 0 < held["loss"] < 6.0
+    assert metrics["bpb/handbook_passages"] == pytest.approx(
+        held["loss"] * held["tokens"] / (0.6931471805599453 * held["bytes"]))
+    assert meta["eval_sets_missing"].value == "none"
+    table = {r.data["domain"]: r.data for r in meta["domains"].records}
+    assert table["handbook_passages"]["kind"] == "eval_set"
+    assert table["wiki"]["kind"] == "source" and table["wiki"]["bpb"] == pytest.approx(metrics["bpb/wiki"], rel=1e-3)
+    assert meta["domain_bpb_plot"].value.startswith("![bpb by domain](data:image/png;base64,")
+    assert len(meta["domain_bpb_plot (preview)"].value) < 1000  # drawn inline in the UI

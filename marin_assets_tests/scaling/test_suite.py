@@ -78,6 +78,12 @@ def test_training_spec_carries_the_run(tmp_path):
     assert spec.model.architecture.emb_dim == run.architecture.emb_dim
 
 
+def test_fit_metric_names_a_per_domain_metric_in_either_spelling():
+    recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
+    for metric in ("bpb", "loss:debian_handbook", "bpb:handbook_passages", "bpb/python_docs"):
+        ScalingRecipe.model_validate({**recipe.model_dump(mode="json"), "fit": {"metric": metric}})
+
+
 @pytest.mark.parametrize(
     "edit, match",
     [
@@ -85,6 +91,8 @@ def test_training_spec_carries_the_run(tmp_path):
         (lambda r: r["budgets"][0]["sizes"].append("d999"), "not defined under 'sizes'"),
         (lambda r: r.update(heldout={"flops": 1e12, "size": "nope"}), "not defined under 'sizes'"),
         (lambda r: r.update(colour="blue"), "colour"),
+        (lambda r: r["fit"].update(metric="perplexity"), "fit.metric 'perplexity' is not a metric; use final_eval_loss"),
+        (lambda r: r["fit"].update(metric="bpb:"), "fit.metric 'bpb:' is not a metric"),
     ],
 )
 def test_bad_recipes_name_the_problem(tmp_path, edit, match):

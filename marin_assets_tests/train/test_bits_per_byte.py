@@ -43,7 +43,7 @@ def test_bytes_per_source_are_the_texts_utf8_bytes(tmp_path):
     total, code = counts["all"], counts["code"]
     assert result["metrics"]["bpb"] == pytest.approx(2.0 * total["tokens"] / (math.log(2) * total["bytes"]))
     assert result["metrics"]["bpb/code"] == pytest.approx(1.5 * code["tokens"] / (math.log(2) * code["bytes"]))
-    assert [r["source"] for r in result["domains"]] == ["all", "code"]
+    assert [(r["domain"], r["kind"]) for r in result["domains"]] == [("all", "mixture"), ("code", "source")]
 
 
 def test_bits_per_byte_is_unknown_without_a_loss_or_bytes():

@@ -88,8 +88,8 @@ def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env
                 "checkpoint_uri", "checkpoint_hash", "tensorboard_dir", "wandb"):
         assert key in meta, key
     assert meta["loss_curve_plot"].value.startswith("![loss curve](data:image/png;base64,")
-    # Summary first: the plot's inline preview, then the numbers; the curves are a file, not inline JSON.
-    assert list(meta)[:2] == ["loss_curve_plot (preview)", "final_eval_loss"], list(meta)[:5]
+    # Summary first: the plots' inline previews, then the numbers; the curves are a file, not inline JSON.
+    assert list(meta)[:3] == ["loss_curve_plot (preview)", "domain_bpb_plot (preview)", "final_eval_loss"], list(meta)[:5]
     assert len(meta["loss_curve_plot (preview)"].value) < 1000 and "loss_curve" not in meta
     assert res["checkpoint_step"] == 60 and [s for s, _ in res["loss_curve"]] == list(range(61))
     assert 0 < res["maxtext_s"] + res["exit_s"] < res["wall_s"]  # the launcher's own share is measured per run
@@ -97,6 +97,12 @@ def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env
     # final eval over the whole validation split (2,597 tokens; concat_then_split drops a short tail)
     assert res["eval_tokens"] >= 0.95 * 2597 and res["eval_curve"][-1][0] == 60
     assert (env["root"] / "training" / "tiny-fixture" / "final" / "_COMMITTED").exists()
+    # Per-domain results (the fixture's one source, no source column: the mixture row) as a table; the
+    # registered eval set was never materialized in this storage, and the run says so.
+    assert [r.data["domain"] for r in meta["domains"].records] == ["all"]
+    assert meta["domains"].records[0].data["bpb"] == pytest.approx(res["metrics"]["bpb"], rel=1e-3)
+    assert "eval_set[handbook_passages] is not materialized" in meta["eval_sets_missing"].value
+    assert "handbook_passages" in res["eval_sets_missing"] and res["domains"][0]["kind"] == "mixture"
     # progress arrived while training ran, not in one batch at the end
     step_logs = [t for t, m in logs if m.startswith("step ") and "/60 loss" in m]
     finished = [t for t, m in logs if m.startswith("training finished")]
