@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -25,6 +25,37 @@ class Recipe(BaseModel):
     """Base for recipe models: unknown keys are errors (a typo must not be silently ignored)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NamedRegistry(Recipe):
+    """A recipe that lists named entries (sources, eval sets): names are unique and looked up by name.
+
+    Subclasses name the list field (`entries_field`) and what an entry is called in messages (`kind`).
+    """
+
+    entries_field: ClassVar[str]
+    kind: ClassVar[str]
+
+    def entries(self) -> list[Any]:
+        return getattr(self, self.entries_field)
+
+    @model_validator(mode="after")
+    def _unique_names(self):
+        names = [e.name for e in self.entries()]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate {self.kind} names: {dupes}")
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entries()]
+
+    def get(self, name: str):
+        for entry in self.entries():
+            if entry.name == name:
+                return entry
+        raise KeyError(f"unknown {self.kind} {name!r}; known: {self.names}")
 
 
 def recipes_dir() -> Path:

@@ -10,13 +10,14 @@ import json
 import re
 from collections.abc import Iterator
 from functools import cache
+from typing import ClassVar
 from pathlib import Path
 
 import fsspec
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from marin_assets.core.hashing import combine_hashes, sha256_stream
-from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.core.recipes import NamedRegistry, Recipe, load_recipe
 from marin_assets.data.sources import Provenance, resolve_uri
 
 EVAL_SETS_RECIPE = "eval_sets.yaml"
@@ -40,25 +41,13 @@ class EvalSetSpec(Recipe):
         return value
 
 
-class EvalSetsRegistry(Recipe):
+class EvalSetsRegistry(NamedRegistry):
+    entries_field: ClassVar[str] = "eval_sets"
+    kind: ClassVar[str] = "eval set"
     eval_sets: list[EvalSetSpec]
 
-    @model_validator(mode="after")
-    def _unique_names(self) -> EvalSetsRegistry:
-        names = [s.name for s in self.eval_sets]
-        if len(set(names)) != len(names):
-            raise ValueError(f"duplicate eval set names: {sorted(n for n in set(names) if names.count(n) > 1)}")
-        return self
-
-    @property
-    def names(self) -> list[str]:
-        return [s.name for s in self.eval_sets]
-
     def get(self, name: str) -> EvalSetSpec:
-        for spec in self.eval_sets:
-            if spec.name == name:
-                return spec
-        raise KeyError(f"unknown eval set {name!r}; known: {self.names}")
+        return super().get(name)
 
 
 @cache

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from functools import cache
+from typing import ClassVar
 from pathlib import Path
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from marin_assets.core.recipes import Recipe, load_recipe
+from marin_assets.core.recipes import NamedRegistry, Recipe, load_recipe
 from marin_assets.data.source_roots import allowed_roots, check_source_uri
 
 SOURCES_RECIPE = "sources.yaml"
@@ -54,7 +55,9 @@ class SourceSpec(Recipe):
         return value
 
 
-class SourcesRegistry(Recipe):
+class SourcesRegistry(NamedRegistry):
+    entries_field: ClassVar[str] = "sources"
+    kind: ClassVar[str] = "source"
     allowed_roots: list[str] | None = Field(
         default=None,
         description="Folders / gs:// prefixes every source uri must resolve into (relative: to the registry "
@@ -62,23 +65,9 @@ class SourcesRegistry(Recipe):
     )
     sources: list[SourceSpec]
 
-    @model_validator(mode="after")
-    def _unique_names(self) -> SourcesRegistry:
-        names = [s.name for s in self.sources]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"duplicate source names: {dupes}")
-        return self
-
-    @property
-    def names(self) -> list[str]:
-        return [s.name for s in self.sources]
 
     def get(self, name: str) -> SourceSpec:
-        for spec in self.sources:
-            if spec.name == name:
-                return spec
-        raise KeyError(f"unknown source {name!r}; known: {self.names}")
+        return super().get(name)
 
 
 def resolve_uri(uri: str, registry_path: Path) -> str:
