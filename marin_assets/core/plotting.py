@@ -19,7 +19,8 @@ def pyplot():
 # The Dagster UI renders a Markdown metadata value inline only when it is under 1,000 characters;
 # longer ones hide behind "[Show Markdown]". A 1-bit PNG thumbnail of a plot fits in that.
 INLINE_MARKDOWN_LIMIT = 1000
-THUMBNAIL_WIDTHS = (240, 220, 200, 180, 160)
+# Narrower tries last: a square, busy plot (a scaling fit's several curves) needs ~120 px to fit.
+THUMBNAIL_WIDTHS = (240, 220, 200, 180, 160, 140, 120)
 
 
 def inline_thumbnail_markdown(png: bytes, alt: str = "plot") -> str | None:

@@ -22,7 +22,9 @@ from marin_assets.data.clean_source_gate import dedup_peers, require_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.record_counts import conservation
+from marin_assets.data.report import rule_rows
 from marin_assets.data.sources import load_sources
+from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.spark_progress import spark_progress
@@ -74,7 +76,6 @@ def cleaned_documents(
         staged.write_json(stats, STATS_NAME)
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
-        per_rule = {f"rejected[{rule}]": n for rule, n in stats["rejected_by_rule"].items()}
         per_code = {f"quarantined[{code}]": n for code, n in stats["quarantined_by_reason"].items()}
         repaired = {f"repaired[{reason}]": n for reason, n in stats["repaired_by_reason"].items()}
         for row in stats["file_errors"]:
@@ -85,8 +86,8 @@ def cleaned_documents(
             recipe=recipe,
             code_version=CODE_VERSION,
             stats=stats,
-            extra_metadata={**per_rule, **per_code, **repaired, "file_errors": _file_errors_table(stats["file_errors"]),
-                            "rejected_by_rule": dg.MetadataValue.json(stats["rejected_by_rule"]),
+            extra_metadata={"rejected_by_rule": metadata_table(rule_rows(stats)), **per_code, **repaired,
+                            "file_errors": _file_errors_table(stats["file_errors"]),
                             "rejected_examples": rejected_examples_table(examples), **curation_metadata(stats)},  # fmt: skip
             sources=[source],
         )

@@ -26,6 +26,13 @@ def stage_of(reason: str) -> str:
     return reason.split(":", 1)[0]
 
 
+def rule_rows(stats: dict) -> list[dict]:
+    """One row per rejection rule: its stage, documents it rejected, their share of the records read."""
+    total = stats["records_in"] or 1  # an empty source rejects nothing: no division by zero
+    ordered = sorted(stats["rejected_by_rule"].items(), key=lambda kv: (-kv[1], kv[0]))
+    return [{"rule": rule, "stage": stage_of(rule), "rejected": int(n), "share": n / total} for rule, n in ordered]
+
+
 def funnel(stats: dict) -> list[tuple[str, int, int]]:
     """(stage, removed by it, remaining after it), starting from the records read."""
     by_stage = Counter()

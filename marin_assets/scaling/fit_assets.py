@@ -13,6 +13,7 @@ import dagster as dg
 import pandas as pd
 
 from marin_assets.core.code_versions import code_version
+from marin_assets.resources.metadata_tables import metadata_table, round_sig
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.scaling import bootstrap, isoflop, laws, observations, parametric, plots, results, validation
@@ -53,13 +54,12 @@ def build_fit_assets(
             return record_output(
                 context, staged, recipe=fit, code_version=isoflop_version,
                 stats={"n_runs": len(obs.table), "n_excluded": len(obs.excluded), "n_missing": len(missing),
-                       "N_opt_exponent": fit_result.N_law.exponent, "D_opt_exponent": fit_result.D_law.exponent,
                        "usable_budgets": sum(b.usable for b in fit_result.budgets), "metric": fit.metric,
                        "loss_opt_law": f"L*(C) = {loss_law.E:.4g} + {loss_law.A:.4g} (C/{loss_law.C0:.3g})^-{loss_law.gamma:.4g}",
-                       "lobo_largest_budget_loss_error": report["lobo_largest_budget_loss_error"]},
+                       "lobo_largest_budget_loss_error": round_sig(report["lobo_largest_budget_loss_error"])},
                 extra_metadata={
-                    "N_opt_exponent_ci": dg.MetadataValue.text(str(fit_result.N_law.exponent_ci)),
-                    "D_opt_exponent_ci": dg.MetadataValue.text(str(fit_result.D_law.exponent_ci)),
+                    # 4 significant figures with their intervals; isoflop.json keeps every digit
+                    "parameters": metadata_table(results.isoflop_parameters(fit_result)),
                     "minima": dg.MetadataValue.md(fit_result.minima().to_markdown(index=False)),
                     "leave_one_budget_out": dg.MetadataValue.md(_md(report["leave_one_budget_out"])),
                     "warnings": dg.MetadataValue.text(" | ".join(report["warnings"]) or "none"),
@@ -85,13 +85,15 @@ def build_fit_assets(
             path = write_png(staged, "fit_vs_observed.png", png := plots.fit_vs_observed(obs.table, fit_result.law))
             return record_output(
                 context, staged, recipe=fit, code_version=parametric_version,
-                stats={**fit_result.law.as_dict(), "n_runs": len(obs.table), "n_excluded": len(obs.excluded),
+                stats={"n_runs": len(obs.table), "n_excluded": len(obs.excluded),
                        "n_missing": len(missing), "method": fit_result.method, "law": fit.law, "metric": fit.metric,
-                       "aic": report["aic"] if report["aic"] is not None else "n/a (huber objective)",
-                       "max_abs_relative_residual": report["max_abs_relative_residual"],
-                       "lobo_largest_budget_loss_error": report["lobo_largest_budget_loss_error"]},
+                       "aic": round_sig(report["aic"]) if report["aic"] is not None else "n/a (huber objective)",
+                       "max_abs_relative_residual": round_sig(report["max_abs_relative_residual"]),
+                       "lobo_largest_budget_loss_error": round_sig(report["lobo_largest_budget_loss_error"])},
                 extra_metadata={
-                    "intervals": dg.MetadataValue.json(report["intervals"]),
+                    # the law's parameters, 4 significant figures with their bootstrap intervals;
+                    # parametric.json keeps every digit
+                    "parameters": metadata_table(results.parameter_rows(fit_result.law.as_dict(), report["intervals"])),
                     "warnings": dg.MetadataValue.text(" | ".join(report["warnings"]) or "none"),
                     "leave_one_budget_out": dg.MetadataValue.md(_md(report["leave_one_budget_out"])),
                     "law_comparison": dg.MetadataValue.md(_md(report["law_comparison"])),

@@ -8,6 +8,7 @@ scaling/<suite>/heldout/prediction|run/          the preregistered prediction, t
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import pandas as pd
@@ -161,3 +162,34 @@ def predictions_table(law: Law, iso: dict | None, targets: list[float], boot_law
         if iso.get("loss_opt_law"):
             table["loss_isoflop"] = IsoflopFit.from_dict(iso).loss_law(C)
     return table
+
+
+def parameter_rows(values: dict[str, float], intervals: dict | None = None) -> list[dict]:
+    """(parameter, value, low, high) per fitted quantity, for the summary table; no interval: None.
+
+    The UI shows these rounded (metadata_table); the reports keep every digit.
+    """
+    intervals = intervals or {}
+    rows = []
+    for name, value in values.items():
+        low, high = intervals.get(name) or (None, None)
+        rows.append({"parameter": name, "value": float(value), "low": _finite(low), "high": _finite(high)})
+    return rows
+
+
+def isoflop_parameters(fit: IsoflopFit) -> list[dict]:
+    """The isoFLOP laws' exponents (with their t intervals), coefficients and the L*(C) law's terms."""
+    rows = parameter_rows(
+        {"N_opt_exponent": fit.N_law.exponent, "D_opt_exponent": fit.D_law.exponent},
+        {"N_opt_exponent": fit.N_law.exponent_ci, "D_opt_exponent": fit.D_law.exponent_ci},
+    )
+    rows += parameter_rows({"N_opt_coefficient": fit.N_law.coefficient, "D_opt_coefficient": fit.D_law.coefficient})
+    if fit.loss_law is not None:
+        law = fit.loss_law  # C0 is the fixed scale of C, not fitted; shown to read A by
+        rows += parameter_rows({"loss_opt_E": law.E, "loss_opt_A": law.A, "loss_opt_gamma": law.gamma,
+                                "loss_opt_C0": law.C0})
+    return rows
+
+
+def _finite(value) -> float | None:
+    return float(value) if value is not None and math.isfinite(value) else None

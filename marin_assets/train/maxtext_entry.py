@@ -26,6 +26,7 @@ from marin_assets.train import trainer_guard
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
 from marin_assets.train.lease import lease_from_env
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
+from marin_assets.train.trainer_quiet import quiet_optional_dependencies
 from marin_assets.train.wandb_tracking import describe, finish_run
 
 EXIT_PREEMPTED = 3
@@ -95,6 +96,7 @@ def run(config_path: str, log_file: str | None) -> dict:
 
         absl_logging.set_verbosity(absl_logging.INFO)
         started = time.monotonic()
+        quiet_optional_dependencies()  # before MaxText imports: no notices about packages it does not use
         from maxtext.trainers.pre_train import train
 
         trainer_guard.preemption_checkpoints(preemption)

@@ -29,6 +29,27 @@ def test_thumbnail_is_a_real_small_png_under_the_inline_limit():
     assert image.width >= 160 and image.height >= 80
 
 
+def square_fit_plot() -> bytes:
+    """Like scaling's fit_vs_observed: square, log axes, a curve per budget and a legend."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5, 4.8), dpi=100)
+    for budget in range(3):
+        xs = [10 ** (4 + i / 4) for i in range(12)]
+        ax.plot(xs, [3 + budget / 3 + (i - 6) ** 2 / 40 for i in range(12)], "o-", label=f"C = 1e{10 + budget}")
+    ax.set_xscale("log"), ax.set_title("fit vs observed"), ax.legend()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def test_a_square_busy_plot_still_gets_an_inline_thumbnail():
+    markdown = inline_thumbnail_markdown(square_fit_plot(), alt="fit_vs_observed")
+    assert markdown is not None and len(markdown) < INLINE_MARKDOWN_LIMIT
+    image = Image.open(io.BytesIO(base64.b64decode(markdown.split(",", 1)[1].rstrip(")"))))
+    assert image.width >= 120 and image.height >= 110
+
+
 def test_previews_are_made_for_plot_values_only():
     png = base64.b64encode(loss_plot()).decode()
     metadata = {"loss_curve_plot": dg.MetadataValue.md(f"![loss curve](data:image/png;base64,{png})"),

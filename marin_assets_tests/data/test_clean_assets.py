@@ -42,8 +42,14 @@ def test_cleaned_documents_materializes_with_per_rule_counts_and_conserving_chec
     stats = json.loads((out / "stats.json").read_text())
     assert metadata["records_in"].value == stats["records_in"] == 49
     assert metadata["quarantined[malformed_json]"].value == 2
-    per_rule = {k[len("rejected[") : -1]: v.value for k, v in metadata.items() if k.startswith("rejected[")}
+    assert not [k for k in metadata if k.startswith("rejected[")]  # one table, not a row per rule
+    rules = metadata["rejected_by_rule"]
+    assert [c.name for c in rules.schema.columns] == ["rule", "stage", "rejected", "share"]
+    per_rule = {r.data["rule"]: r.data["rejected"] for r in rules.records}
     assert per_rule == stats["rejected_by_rule"] and sum(per_rule.values()) == stats["rejected"]
+    assert all(r.data["stage"] == r.data["rule"].split(":")[0] for r in rules.records)
+    assert [r.data["rejected"] for r in rules.records] == sorted(per_rule.values(), reverse=True)  # largest first
+    assert sum(r.data["share"] for r in rules.records) == pytest.approx(stats["rejected"] / 49, abs=1e-3)
     examples = metadata["rejected_examples"]  # a table: per rule, a few documents and the value that tripped it
     assert isinstance(examples, dg.TableMetadataValue)
     assert [c.name for c in examples.schema.columns] == ["rule", "id", "url", "excerpt", "value"]

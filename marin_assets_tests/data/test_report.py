@@ -3,7 +3,8 @@
 import json
 
 from marin_assets.data.cleaning_recipe import DedupSettings
-from marin_assets.data.report import build_report, duplicate_cluster_sizes, funnel, markdown
+from marin_assets.data.report import build_report, duplicate_cluster_sizes, funnel, markdown, rule_rows
+from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.data.report_plots import FIGURES
 from marin_assets_tests.data.planted_corpus import prose
 
@@ -20,6 +21,16 @@ def test_funnel_follows_the_job_order_and_ends_at_kept():
     assert [r[0] for r in rows] == ["read", "quarantine", "language", "c4", "decontamination", "new_rule", "dedup"]
     assert rows[0][2] == 20 and rows[-1][2] == STATS["kept"]
     assert all(before[2] - after[1] == after[2] for before, after in zip(rows, rows[1:]))
+
+
+def test_rule_rows_name_stage_count_and_share_largest_first():
+    rows = rule_rows(STATS)
+    assert rows[0] == {"rule": "language:fr", "stage": "language", "rejected": 3, "share": 0.15}
+    assert [r["rule"] for r in rows[1:3]] == ["c4:too_few_sentences", "dedup:exact_duplicate"]  # ties by name
+    table = metadata_table(rows)  # what cleaned_documents shows: one table, typed columns
+    assert [(c.name, c.type) for c in table.schema.columns] == [
+        ("rule", "string"), ("stage", "string"), ("rejected", "int"), ("share", "float")]
+    assert [r.data["share"] for r in table.records] == [0.15, 0.1, 0.1, 0.05, 0.05]
 
 
 def test_duplicate_clusters_join_exact_copies_of_near_duplicates():

@@ -53,8 +53,11 @@ def test_besiroglu_suite_fits_by_materialization(tmp_path):
     runs = result.asset_materializations_for_node("besiroglu2024__external_runs")[0].metadata
     assert runs["n_rows"].value == 245 and runs["n_usable"].value == 240 and runs["n_excluded"].value == 5
     par = result.asset_materializations_for_node("besiroglu2024__parametric_fit")[0].metadata
+    fitted = {r.data["parameter"]: r.data for r in par["parameters"].value.records}  # a table, 4 figures
     for name, published in PUBLISHED.items():
-        assert par[name].value == pytest.approx(published, rel=0.01), name
+        assert fitted[name]["value"] == pytest.approx(published, rel=0.01), name
+    report = json.loads((tmp_path / "storage/scaling/besiroglu2024/fits/parametric/parametric.json").read_text())
+    assert fitted["E"]["value"] == float(f"{report['E']:.4g}") != report["E"]  # every digit stays in the report
     assert "held_out_runs" in par["leave_one_budget_out"].value
     base = tmp_path / "storage" / "scaling" / "besiroglu2024"
     iso = json.loads((base / "fits/isoflop/isoflop.json").read_text())

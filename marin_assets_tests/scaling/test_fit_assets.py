@@ -40,17 +40,31 @@ def _meta(result, asset):
     return result.asset_materializations_for_node(asset)[0].metadata
 
 
+def _parameters(metadata) -> dict[str, dict]:
+    table = metadata["parameters"].value
+    assert [c.name for c in table.schema.columns] == ["parameter", "value", "low", "high"]
+    return {r.data["parameter"]: r.data for r in table.records}
+
+
 def test_fits_materialize_with_plots_tables_and_warnings(suite):
     result, root = suite["result"], suite["root"]
     assert result.success
     iso = _meta(result, "isoflop_fit")
     assert iso["usable_budgets"].value == 3
-    assert iso["N_opt_exponent"].value == pytest.approx(0.5, abs=0.06)  # alpha = beta
+    iso_params = _parameters(iso)
+    assert iso_params["N_opt_exponent"]["value"] == pytest.approx(0.5, abs=0.06)  # alpha = beta
+    low, high = iso_params["N_opt_exponent"]["low"], iso_params["N_opt_exponent"]["high"]
+    assert low < iso_params["N_opt_exponent"]["value"] < high
     assert "1 planned runs have no result yet: C3e10__d32l1" in iso["warnings"].value
     assert iso["isoflop_curves"].value.startswith("![isoflop_curves](data:image/png;base64,")
     par = _meta(result, "parametric_fit")
     # 11 runs pin down the loss surface, not each of E, A, alpha separately; the residuals say it fits.
     assert par["max_abs_relative_residual"].value < 0.01
+    params = _parameters(par)  # one row per parameter: 4 significant figures and the bootstrap interval
+    assert set(params) == {"E", "A", "B", "alpha", "beta"} and not {"E", "alpha"} & set(par)
+    assert all(p["low"] <= p["high"] for p in params.values())
+    full = json.loads((root / "scaling/fixture_suite/fits/parametric/parametric.json").read_text())
+    assert params["alpha"]["value"] == float(f"{full['alpha']:.4g}")
     base = root / "scaling" / "fixture_suite"
     for rel in ["fits/isoflop/isoflop_curves.png", "fits/isoflop/minima.parquet", "fits/parametric/bootstrap.parquet",
                 "fits/parametric/fit_vs_observed.png", "predictions/predictions.parquet",
@@ -228,7 +242,7 @@ def test_the_recipe_selects_the_data_constrained_law_and_chinchilla_is_compared(
     result = dg.materialize([*defs.assets, mixture], selection=["isoflop_fit", "parametric_fit", "scaling_predictions"],
                             resources=local_resources(storage.root_uri))
     meta = _meta(result, "parametric_fit")
-    assert meta["law"].value == "data_constrained" and meta["unique_tokens"].value == 3e5
+    assert meta["law"].value == "data_constrained" and _parameters(meta)["unique_tokens"]["value"] == 3e5
     assert meta["max_abs_relative_residual"].value < 1e-3
     comparison = json.loads((tmp_path / "scaling/fixture_suite/fits/parametric/parametric.json").read_text())["law_comparison"]
     by_law = {row["law"]: row for row in comparison}

@@ -1,7 +1,8 @@
 """What the UI test needs to show plots without training models.
 
-training_run: its metadata exactly as the asset reports it (train/report.py), for a runless
-materialization (training for real is the train stage's e2e test). parametric_fit: a scaling suite
+training_run: its metadata exactly as the asset reports it (train/report.py, with record_output's
+inline plot preview first), for a runless materialization (training for real is the train stage's
+e2e test). parametric_fit: a scaling suite
 recipe small enough to fit in seconds, and its runs' results written straight into storage, so the
 UI materializes the real fit asset.
 """
@@ -18,6 +19,7 @@ TRAINING_PLOT_ASSET = "training_run"
 
 def training_run_metadata() -> tuple[str, dict]:
     """(metadata key of the plot, metadata) exactly as the training_run asset reports them."""
+    from marin_assets.resources.recording import plot_previews
     from marin_assets.train.run_result import TrainingResult
     from marin_assets.train.report import loss_plot_png, result_metadata
 
@@ -30,9 +32,8 @@ def training_run_metadata() -> tuple[str, dict]:
         tensorboard_dir="/storage/training/ui/tensorboard",
     )
     png = loss_plot_png(result, "ui-test (tiny-0.2m on tiny)")
-    return "loss_curve_plot", result_metadata(result, png, "/storage/training/ui/final/loss_curve.png")
-
-
+    metadata = result_metadata(result, png, "/storage/training/ui/final/loss_curve.png")
+    return "loss_curve_plot", {**plot_previews(metadata), **metadata}  # record_output's order: previews first
 
 
 def write_scaling_suite(recipe_path: Path, storage_root: Path) -> Path:

@@ -6,6 +6,7 @@ for a person to look at; the assertions are about what the page shows and what t
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -19,8 +20,8 @@ from marin_assets_tests.ui.plot_materializations import (
     SCALING_PLOT_KEY,
     TRAINING_PLOT_ASSET,
     training_run_metadata,
-    write_scaling_suite,
 )
+from marin_assets_tests.ui.quickstart import SOURCE_SENSOR, quickstart_workspace, stop_sensor, submit_stage_run
 
 pytestmark = pytest.mark.slow
 
@@ -30,8 +31,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "ui"
 STAGE_GROUPS = {"data", "tokenize", "train", "governance"}
 CHEAP_ASSET, CHEAP_PARTITION = "raw_corpus", "debian_licenses"
+CLEANED_ASSET, CLEANED_PARTITION = "cleaned_documents", "dirty_web"  # the small source every rule rejects from
+AUTOMATION_SENSOR = "default_automation_condition_sensor"
+NIGHTLY_SCHEDULE = "nightly_validation_schedule"
 LOAD_TIMEOUT_MS = 180_000  # the first page waits for the code location to load on a busy 2-core machine
 RUN_TIMEOUT_S = 240
+CLEANING_TIMEOUT_S = 900  # Spark's start and the cleaning job on a loaded 2-core machine
 
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} not installed (Debian: apt-get install chromium; .ci/run installs it)",
@@ -47,11 +52,17 @@ def defs() -> dg.Definitions:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    base = tmp_path_factory.mktemp("ui")
-    env = {"MARIN_ENV": "local", "MARIN_STORAGE_ROOT": str(base / "storage"),
-           "MARIN_SCALING_RECIPE": str(write_scaling_suite(base / "scaling_suite.yaml", base / "storage"))}
-    with dagster_dev(base / "home", module="marin_assets.definitions", attribute="defs", env=env) as running:
+    ws, env = quickstart_workspace(tmp_path_factory.mktemp("ui"))
+    home = ws.root / "dagster_home"
+    stop_sensor(home, env, SOURCE_SENSOR)  # else it cleans all four sources first (see quickstart.py)
+    with dagster_dev(home, module="marin_assets.definitions", attribute="defs", env=env) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def cleaning_run(server, defs) -> str:
+    """raw_corpus + cleaned_documents of one source, launched as materialize-all launches them."""
+    return submit_stage_run(server, defs, ["raw_corpus", CLEANED_ASSET], CLEANED_PARTITION)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +94,8 @@ def stage_groups(defs: dg.Definitions) -> set[str]:
     return {spec.group_name for spec in defs.resolve_all_asset_specs() if spec.group_name}
 
 
-def test_asset_graph_shows_every_stage_group(server, page, defs):
+def test_asset_graph_shows_every_stage_group(server, page, defs, cleaning_run):
+    # cleaning_run is launched here, first: it cleans while the other pages are checked
     expected = stage_groups(defs)
     assert STAGE_GROUPS <= expected
     page.goto(f"{server.url}/asset-groups")
@@ -93,17 +105,17 @@ def test_asset_graph_shows_every_stage_group(server, page, defs):
     assert screenshot(page, "asset_groups").stat().st_size > 10_000
 
 
-def wait_for_run(server, run_id: str) -> dg.DagsterRunStatus:
+def wait_for_run(server, run_id: str, timeout_s: float = RUN_TIMEOUT_S) -> dg.DagsterRunStatus:
     from dagster_graphql import DagsterGraphQLClient
 
     client = DagsterGraphQLClient("127.0.0.1", port_number=server.port)
-    deadline = time.monotonic() + RUN_TIMEOUT_S
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         status = client.get_run_status(run_id)
         if status in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
             return status
         time.sleep(2)
-    raise AssertionError(f"run {run_id} still {status} after {RUN_TIMEOUT_S} s; server log: {server.log}")
+    raise AssertionError(f"run {run_id} still {status} after {timeout_s:.0f} s; server log: {server.log}")
 
 
 def follow_launched_run(server, page) -> dg.DagsterRunStatus:
@@ -132,18 +144,66 @@ def test_materialize_one_partition_from_the_ui(server, page):
     assert inventory.exists()  # the run really wrote the asset's output
 
 
+def metadata_row(page, key: str):
+    """The row of the latest materialization's metadata table (asset overview) whose key is `key`."""
+    # by the key cell's text: a cell's accessible name would also match a plot's alt text
+    row = page.locator("tr", has=page.locator("td:first-child").get_by_text(key, exact=True)).first
+    row.wait_for(timeout=LOAD_TIMEOUT_MS)
+    return row
+
+
+def metadata_value(page, key: str) -> str:
+    return metadata_row(page, key).locator("td").nth(2).inner_text().strip()
+
+
+def assert_inline_plot(page, plot_key: str) -> None:
+    """The plot's preview is drawn in the metadata table itself: a decoded <img>, no "Show Markdown"."""
+    row = metadata_row(page, f"{plot_key} (preview)")
+    assert row.get_by_text("[Show Markdown]").count() == 0
+    image = row.locator("img").first
+    image.wait_for()  # visible: in the page as it loads, nothing pressed or expanded
+    assert image.get_attribute("src").startswith("data:image/png;base64,")
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    width, height = image.evaluate("img => [img.naturalWidth, img.naturalHeight]")
+    assert width >= 120 and height >= 60  # a decoded thumbnail, not a broken-image icon
+    row.scroll_into_view_if_needed()
+
+
 def show_markdown_image(page, metadata_key: str):
-    """Open a Markdown metadata value of the latest materialization; the <img> it renders, decoded."""
-    page.locator("tr", has_text=metadata_key).get_by_text("[Show Markdown]").click(timeout=LOAD_TIMEOUT_MS)
+    """The full-size plot behind "[Show Markdown]", decoded (one click: a reader's second look)."""
+    metadata_row(page, metadata_key).get_by_text("[Show Markdown]").click()
     image = page.get_by_role("dialog").locator("img").first
     image.wait_for()
     assert image.get_attribute("src").startswith("data:image/png;base64,")
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
     width, height = image.evaluate("img => [img.naturalWidth, img.naturalHeight]")
-    assert width >= 300 and height >= 200  # a decoded plot, not a broken-image icon
+    assert width >= 300 and height >= 200
+    page.keyboard.press("Escape")
 
 
-def test_scaling_law_asset_shows_its_plot(server, page, defs):
+def latest_metadata(server, key: str) -> dict:
+    with dg.DagsterInstance.from_config(str(server.home)) as instance:
+        [record] = instance.fetch_materializations(dg.AssetKey(key), limit=1).records
+    return {k: v.value for k, v in record.asset_materialization.metadata.items()}
+
+
+def test_training_run_summary_and_loss_curve_without_a_click(server, page, defs):
+    """Reported, not trained: the metadata is what training_run's own report code returns."""
+    key = dg.AssetKey(TRAINING_PLOT_ASSET)
+    partition = defs.resolve_asset_graph().get(key).partitions_def.get_partition_keys()[0]
+    plot_key, metadata = training_run_metadata()
+    with dg.DagsterInstance.from_config(str(server.home)) as instance:
+        instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=partition, metadata=metadata))
+
+    page.goto(f"{server.url}/assets/{TRAINING_PLOT_ASSET}")
+    assert_inline_plot(page, plot_key)
+    assert metadata_value(page, "final_eval_loss") == "2.31"
+    assert metadata_value(page, "num_params") == "200000"
+    screenshot(page, "training_run_summary")
+    show_markdown_image(page, plot_key)
+
+
+def test_parametric_fit_summary_and_plot_without_a_click(server, page, defs):
     if not defs.resolve_asset_graph().has(dg.AssetKey(SCALING_PLOT_ASSET)):
         pytest.skip("scaling stage not wired")
     page.goto(f"{server.url}/assets/{SCALING_PLOT_ASSET}")
@@ -153,18 +213,71 @@ def test_scaling_law_asset_shows_its_plot(server, page, defs):
     assert follow_launched_run(server, page) == dg.DagsterRunStatus.SUCCESS
 
     page.goto(f"{server.url}/assets/{SCALING_PLOT_ASSET}")
+    assert_inline_plot(page, SCALING_PLOT_KEY)
+    stored = latest_metadata(server, SCALING_PLOT_ASSET)
+    assert metadata_value(page, "n_runs") == str(stored["n_runs"]) and stored["n_runs"] > 0
+    assert metadata_value(page, "law") == stored["law"]
+    screenshot(page, "parametric_fit_summary")
+    # the fitted law: a row per parameter, 4 significant figures, and its bootstrap interval
+    table = metadata_row(page, "parameters")
+    for record in stored["parameters"].records:
+        cells = table.locator("tr", has=page.locator("td:first-child").get_by_text(record.data["parameter"], exact=True))
+        shown = [cell.strip() for cell in cells.first.locator("td").all_inner_texts()]
+        assert float(shown[1]) == record.data["value"]  # as stored: already rounded (stored JSON keeps all)
+        assert float(shown[2]) <= float(shown[3])  # the interval's ends, both shown
+    table.scroll_into_view_if_needed()
+    screenshot(page, "parametric_fit_parameters")
     show_markdown_image(page, SCALING_PLOT_KEY)
-    screenshot(page, "scaling_law_plot")
 
 
-def test_training_run_page_renders_its_loss_curve(server, page, defs):
-    """Reported, not trained: the metadata is what training_run's own report code returns."""
-    key = dg.AssetKey(TRAINING_PLOT_ASSET)
-    partition = defs.resolve_asset_graph().get(key).partitions_def.get_partition_keys()[0]
-    plot_key, metadata = training_run_metadata()
-    with dg.DagsterInstance.from_config(str(server.home)) as instance:
-        instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=partition, metadata=metadata))
+def test_cleaned_documents_summary_without_a_click(server, page, cleaning_run):
+    assert wait_for_run(server, cleaning_run, CLEANING_TIMEOUT_S) == dg.DagsterRunStatus.SUCCESS
+    stats = json.loads((Path(server.home).parent / "storage" / "cleaned" / CLEANED_PARTITION / "stats.json").read_text())
+    assert stats["rejected"] > 0 and len(stats["rejected_by_rule"]) > 1  # something for the summary to say
 
-    page.goto(f"{server.url}/assets/{TRAINING_PLOT_ASSET}")
-    show_markdown_image(page, plot_key)
-    screenshot(page, "training_loss_curve")
+    page.goto(f"{server.url}/assets/{CLEANED_ASSET}")
+    for key in ("records_in", "kept", "rejected", "quarantined"):  # the counts, as cleaning wrote them
+        assert metadata_value(page, key) == str(stats[key]), key
+    rules = metadata_row(page, "rejected_by_rule")  # one table, a row per rule, drawn inline
+    for rule, n in stats["rejected_by_rule"].items():
+        cells = rules.locator("tr", has=page.locator("td:first-child").get_by_text(rule, exact=True)).locator("td")
+        assert cells.nth(2).inner_text().strip() == str(n), rule
+    metadata_row(page, "kept").scroll_into_view_if_needed()
+    screenshot(page, "cleaned_documents_summary")
+
+
+def test_runs_list_names_the_asset_and_stage_job(server, page, defs, cleaning_run):
+    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, job_name_for
+
+    job = job_name_for(defs.assets or [], dg.AssetKey(CLEANED_ASSET))
+    page.goto(f"{server.url}/runs")
+    row = page.locator("div[data-index]", has=page.locator(f'a[href="/runs/{cleaning_run}"]')).first  # a list row
+    row.wait_for(timeout=LOAD_TIMEOUT_MS)
+    row.get_by_text(job, exact=True).wait_for()  # the stage job, not __ephemeral_asset_job__
+    row.get_by_text(f"{ASSET_TAG}: {CLEANED_ASSET}").wait_for()  # and what it built
+    row.get_by_text(f"{PARTITION_TAG}: {CLEANED_PARTITION}").wait_for()
+    screenshot(page, "runs_list")
+
+
+def automation_toggle(page, name: str):
+    """The on/off switch of a sensor or schedule on the automation page (a row's first checkbox selects it)."""
+    row = page.locator("div[data-index]", has=page.locator("a", has_text=name)).first
+    row.wait_for(timeout=LOAD_TIMEOUT_MS)
+    return row.locator("input[type=checkbox]").last
+
+
+def test_automation_sensor_runs_on_a_fresh_instance(server, page):
+    """Nobody switched it on: declared RUNNING, and the daemon `dagster dev` starts ticks it."""
+    page.goto(f"{server.url}/automation")
+    from playwright.sync_api import expect
+
+    # the switches draw off until the instigator states load: wait for the sensor's, then read the rest
+    expect(automation_toggle(page, AUTOMATION_SENSOR)).to_be_checked(timeout=LOAD_TIMEOUT_MS)
+    assert not automation_toggle(page, NIGHTLY_SCHEDULE).is_checked()  # the nightly chain is opt-in
+    screenshot(page, "automation_list")
+
+    page.locator("a", has_text=AUTOMATION_SENSOR).first.click()  # its page: status and the daemon's ticks
+    page.get_by_text("Running", exact=True).first.wait_for()
+    page.get_by_text("Latest tick").first.wait_for(timeout=LOAD_TIMEOUT_MS)
+    page.get_by_text("requested").first.wait_for(timeout=LOAD_TIMEOUT_MS)
+    screenshot(page, "automation_sensor")
