@@ -45,9 +45,8 @@ def pool_is_full(instance: dg.DagsterInstance, pool: str) -> bool:
 
 
 def wait_for_pool_slots(instance: dg.DagsterInstance, pools: set[str], say: Callable[[str], None],
-                        sleep: Callable[[float], None] = time.sleep) -> float:
-    """Block (sleeping) until each pool has a free slot; seconds waited. Says once what it waits for."""
-    started = time.monotonic()
+                        sleep: Callable[[float], None] = time.sleep) -> None:
+    """Block (sleeping) until each pool has a free slot. Says once what it waits for."""
     for pool in sorted(pools):
         if not pool_is_full(instance, pool):
             continue
@@ -57,4 +56,3 @@ def wait_for_pool_slots(instance: dg.DagsterInstance, pools: set[str], say: Call
         with stop_on_sigterm():  # again: a Dagster run executed earlier in this process replaced the handler
             while pool_is_full(instance, pool):
                 sleep(CHECK_INTERVAL_S)
-    return time.monotonic() - started

@@ -10,43 +10,46 @@ from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT, inline_thumbnail_m
 from marin_assets.resources.recording import plot_previews
 
 
+def png_of(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    pyplot().close(fig)
+    return buf.getvalue()
+
+
+def thumbnail_image(markdown: str) -> Image.Image:
+    return Image.open(io.BytesIO(base64.b64decode(markdown.split(",", 1)[1].rstrip(")"))))
+
+
 def loss_plot() -> bytes:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    fig, ax = pyplot().subplots(figsize=(6, 3.5), dpi=100)
     ax.plot(range(100), [5 - i / 30 for i in range(100)], label="train loss")
     ax.set_title("a run")
     ax.legend()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    return png_of(fig)
 
 
 def test_thumbnail_is_a_real_small_png_under_the_inline_limit():
     markdown = inline_thumbnail_markdown(loss_plot(), alt="loss")
     assert markdown.startswith("![loss](data:image/png;base64,") and len(markdown) < INLINE_MARKDOWN_LIMIT
-    image = Image.open(io.BytesIO(base64.b64decode(markdown.split(",", 1)[1].rstrip(")"))))
+    image = thumbnail_image(markdown)
     assert image.width >= 160 and image.height >= 80
 
 
 def square_fit_plot() -> bytes:
     """Like scaling's fit_vs_observed: square, log axes, a curve per budget and a legend."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5, 4.8), dpi=100)
+    fig, ax = pyplot().subplots(figsize=(5, 4.8), dpi=100)
     for budget in range(3):
         xs = [10 ** (4 + i / 4) for i in range(12)]
         ax.plot(xs, [3 + budget / 3 + (i - 6) ** 2 / 40 for i in range(12)], "o-", label=f"C = 1e{10 + budget}")
     ax.set_xscale("log"), ax.set_title("fit vs observed"), ax.legend()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    return png_of(fig)
 
 
 def test_a_square_busy_plot_still_gets_an_inline_thumbnail():
     markdown = inline_thumbnail_markdown(square_fit_plot(), alt="fit_vs_observed")
     assert markdown is not None and len(markdown) < INLINE_MARKDOWN_LIMIT
-    image = Image.open(io.BytesIO(base64.b64decode(markdown.split(",", 1)[1].rstrip(")"))))
+    image = thumbnail_image(markdown)
     assert image.width >= 120 and image.height >= 110
 
 
