@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import array
 import functools
-import itertools
 import os
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 from tokenizers import Tokenizer
 
 from marin_assets.tokenize.shards import shard_table, token_lists, write_shard
 from marin_assets.tokenize.tokenizer_files import TOKENIZER_FILE, summarize_tokenizer
+
+
+_INT32 = next(code for code in "il" if array.array(code).itemsize == 4)  # "i" on every usual platform
 
 
 @dataclass(frozen=True)
@@ -33,37 +37,33 @@ def _load(tokenizer_dir: str, expected_hash: str) -> tuple[Tokenizer, int, int]:
 
 
 def encode_documents(texts: list[str | None], settings: EncodeSettings) -> tuple[np.ndarray, np.ndarray]:
-    """int32 offsets (len = documents + 1) and int32 values; a null text encodes like "" (BOS/EOS only)."""
+    """int32 offsets (len = documents + 1) and int32 values; a null text encodes like "" (BOS/EOS only).
+
+    The ids are appended, BOS/EOS between them, to an array.array (a C loop per document, no Python
+    int per token) that numpy then wraps without a copy."""
     tok, bos_id, eos_id = _load(settings.tokenizer_dir, settings.tokenizer_hash)
-    extra = int(settings.add_bos) + int(settings.add_eos)
-    lengths_parts, value_parts = [], []
+    values, lengths = array.array(_INT32), array.array("q")
     for start in range(0, len(texts), settings.batch_documents):
         batch = [t or "" for t in texts[start:start + settings.batch_documents]]
-        ids = [e.ids for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
-        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        body = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int32, count=int(lengths.sum()))
-        starts = np.concatenate([[0], np.cumsum(lengths + extra)[:-1]]).astype(np.int64)
-        ends = starts + lengths + extra - 1
-        values = np.empty(body.size + extra * len(ids), dtype=np.int32)
-        is_body = np.ones(values.size, dtype=bool)
-        if settings.add_bos:
-            values[starts], is_body[starts] = bos_id, False
-        if settings.add_eos:
-            values[ends], is_body[ends] = eos_id, False
-        values[is_body] = body
-        lengths_parts.append(lengths + extra)
-        value_parts.append(values)
-    all_lengths = np.concatenate(lengths_parts) if lengths_parts else np.zeros(0, np.int64)
-    offsets = np.concatenate([[0], np.cumsum(all_lengths)])
+        for encoding in tok.encode_batch_fast(batch, add_special_tokens=False):
+            ids = encoding.ids
+            if settings.add_bos:
+                values.append(bos_id)
+            values.fromlist(ids)
+            if settings.add_eos:
+                values.append(eos_id)
+            lengths.append(len(ids))
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(np.frombuffer(lengths, np.int64) + int(settings.add_bos) + int(settings.add_eos), out=offsets[1:])
     if offsets[-1] > np.iinfo(np.int32).max:
         raise ValueError("more than 2**31 tokens in one shard: lower documents_per_shard")
-    values = np.concatenate(value_parts) if value_parts else np.zeros(0, np.int32)
-    return offsets.astype(np.int32), values
+    return offsets.astype(np.int32), np.frombuffer(values, np.int32)
 
 
-def encode_and_write_shard(path: str, ids: list[str], source: str, texts: list[str | None],
+def encode_and_write_shard(path: str, ids: list[str] | pa.Array, source: str, texts: list[str | None],
                            settings: EncodeSettings) -> np.ndarray:
-    """Encode one shard's documents and write it; returns tokens per document (for stats)."""
+    """Encode one shard's documents and write it; returns tokens per document (for stats).
+    `ids` may be the Arrow column as read: it goes into the shard without a round trip through Python."""
     offsets, values = encode_documents(texts, settings)
     table = shard_table(ids, [source] * len(ids), token_lists(offsets, values), settings.tokenizer_hash)
     write_shard(table, path)

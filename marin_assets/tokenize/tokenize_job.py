@@ -2,9 +2,10 @@
 
 Shards are cut every `documents_per_shard` input documents, in input order, so shard boundaries
 (and bytes) do not depend on where or how many executors ran. The driver plans the shards from the
-Parquet footers (row counts) and sends one small task per shard; each task reads its rows
-straight from storage, encodes them with the tokenizer files broadcast to the executors, writes
-its shard and returns its counts (one row per shard comes back, never documents or tokens).
+Parquet footers (row counts) and groups them into a few tasks per core (task_plan.py); each task
+reads its shards' rows straight from storage, encodes them with the tokenizer files broadcast to
+the executors, writes each shard and returns its counts (one row per shard comes back, never
+documents or tokens).
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from marin_assets.core import layout
 from marin_assets.core.storage import Storage
 from marin_assets.tokenize.encoding import EncodeSettings, encode_and_write_shard, serial_worker_init
 from marin_assets.tokenize.shards import SHARD_PATTERN, length_histogram
+from marin_assets.tokenize.task_plan import Segments, shard_plan, shard_weights, task_count, task_groups
 from marin_assets.tokenize.tokenizer_files import TOKENIZER_FILES
 
 DOCUMENTS_FOLDER = "documents"
+READ_BATCH_ROWS = 1_024
 STATS_FILE = "stats.json"
 
 
@@ -70,37 +73,27 @@ def count_rows(files: list[str]) -> int:
     return sum(file_row_counts(files))
 
 
-def shard_plan(file_rows: list[int], documents_per_shard: int) -> list[list[tuple[int, int, int]]]:
-    """Per shard, its (file index, first row, end row) segments: shard i holds documents
-    [i * documents_per_shard, (i + 1) * documents_per_shard) of the files read in order."""
-    plan, current, room = [], [], documents_per_shard
-    for index, rows in enumerate(file_rows):
-        start = 0
-        while start < rows:
-            take = min(room, rows - start)
-            current.append((index, start, start + take))
-            start, room = start + take, room - take
-            if room == 0:
-                plan.append(current)
-                current, room = [], documents_per_shard
-    if current:
-        plan.append(current)
-    return plan
-
-
 def read_rows(uri: str, start: int, end: int, columns=("id", "text")) -> pa.Table:
-    """Rows [start, end) of a Parquet file, reading only the row groups that hold them."""
+    """Rows [start, end) of a Parquet file: only the row groups that hold them are read, and a row
+    group is decoded batch by batch up to `end` only (a shard is often a small part of a file)."""
     with fsspec.open(uri, "rb") as f:
         pf = pq.ParquetFile(f)
-        groups, first, offset = [], None, 0
+        batches, offset = [], 0
         for g in range(pf.metadata.num_row_groups):
-            n = pf.metadata.row_group(g).num_rows
-            if offset < end and offset + n > start:
-                groups.append(g)
-                first = offset if first is None else first
-            offset += n
-        table = pf.read_row_groups(groups, columns=list(columns))
-    return table.slice(start - first, end - start)
+            first, offset = offset, offset + pf.metadata.row_group(g).num_rows
+            if first >= end:
+                break
+            if offset <= start:
+                continue
+            for batch in pf.iter_batches(batch_size=READ_BATCH_ROWS, row_groups=[g], columns=list(columns)):
+                lo, hi = max(start - first, 0), min(end - first, batch.num_rows)
+                if hi > lo:
+                    batches.append(batch.slice(lo, hi - lo))
+                first += batch.num_rows
+                if first >= end:
+                    break
+        schema = pa.schema([pf.schema_arrow.field(c) for c in columns])
+    return pa.Table.from_batches(batches, schema=schema)
 
 
 @functools.cache
@@ -115,17 +108,19 @@ def _executor_tokenizer_dir(tokenizer_hash: str, files: tuple[tuple[str, bytes],
 
 
 def _shard_task(files: list[str], source: str, out_dir: str, settings: EncodeSettings, tokenizer):
-    """Spark task body: (shard index, segments) -> that shard's counts, after writing it."""
+    """Spark task body: [(shard index, segments), ...] -> each shard's counts, after writing it."""
 
-    def run(task: tuple[int, list[tuple[int, int, int]]]) -> tuple:
+    def run(shards: list[tuple[int, Segments]]) -> list[tuple]:
         serial_worker_init()  # one task = one core: no Rust thread pool on top of Spark's
-        index, segments = task
         local = dataclasses.replace(settings, tokenizer_dir=_executor_tokenizer_dir(settings.tokenizer_hash,
                                                                                    tokenizer.value))  # fmt: skip
+        return [write_one(index, segments, local) for index, segments in shards]
+
+    def write_one(index: int, segments: Segments, local: EncodeSettings) -> tuple:
         table = pa.concat_tables([read_rows(files[f], a, b) for f, a, b in segments])
         lengths = encode_and_write_shard(posixpath.join(out_dir, SHARD_PATTERN.format(index)),
-                                         table.column("id").to_pylist(), source, table.column("text").to_pylist(),
-                                         local)  # fmt: skip
+                                         table.column("id").combine_chunks(), source,
+                                         table.column("text").to_pylist(), local)  # fmt: skip
         special = int(settings.add_bos) + int(settings.add_eos)
         return (index, int(lengths.size), int(lengths.sum()), int(np.sum(lengths == special)),
                 int(lengths.max()) if lengths.size else 0, json.dumps(length_histogram(lengths)))  # fmt: skip
@@ -153,8 +148,10 @@ def tokenize_source(spark, files: list[str], source: str, out_dir: str, settings
         fsspec.core.url_to_fs(out_dir)[0].makedirs(out_dir, exist_ok=True)
         folder = Path(settings.tokenizer_dir)
         tokenizer = spark.sparkContext.broadcast(tuple((name, (folder / name).read_bytes()) for name in TOKENIZER_FILES))
-        tasks = spark.sparkContext.parallelize(list(enumerate(plan)), len(plan))
-        counts = sorted(tasks.map(_shard_task(files, source, out_dir, settings, tokenizer)).collect())
+        weights = shard_weights(files, plan)
+        groups = task_groups(weights, task_count(weights, spark.sparkContext.defaultParallelism))
+        tasks = spark.sparkContext.parallelize([[(i, plan[i]) for i in group] for group in groups], len(groups))
+        counts = sorted(tasks.flatMap(_shard_task(files, source, out_dir, settings, tokenizer)).collect())
         tokenizer.destroy()
     written = sum(c[1] for c in counts)
     if written != documents or [c[0] for c in counts] != list(range(len(plan))):

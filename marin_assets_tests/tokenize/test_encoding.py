@@ -1,6 +1,7 @@
 import os
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -13,8 +14,9 @@ from marin_assets.tokenize.shards import (
     SHARD_PATTERN, ShardError, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
 )
 from marin_assets.tokenize.tokenize_job import (
-    cleaned_document_files, iter_documents, merge_histograms, shard_plan, tokenize_source,
+    cleaned_document_files, iter_documents, merge_histograms, read_rows, tokenize_source,
 )
+from marin_assets.tokenize.task_plan import shard_plan, shard_weights, task_count, task_groups
 from marin_assets.tokenize.tokenizer_files import TOKENIZER_FILE, build_tokenizer
 from marin_assets_tests.tokenize.conftest import synthetic_texts, write_cleaned_source
 
@@ -90,6 +92,39 @@ def test_shard_plan_cuts_every_n_documents_across_files():
     assert shard_plan([3, 0, 4, 2], 4) == [[(0, 0, 3), (2, 0, 1)], [(2, 1, 4), (3, 0, 1)], [(3, 1, 2)]]
     assert shard_plan([], 4) == [] and shard_plan([0], 4) == []
     assert shard_plan([8], 4) == [[(0, 0, 4)], [(0, 4, 8)]]
+
+
+def test_read_rows_returns_exactly_the_asked_rows_across_row_groups_and_batches(tmp_path, monkeypatch):
+    import marin_assets.tokenize.tokenize_job as job
+
+    monkeypatch.setattr(job, "READ_BATCH_ROWS", 4)  # batches smaller than row groups, boundaries inside both
+    table = pa.table({"id": [f"d{i}" for i in range(23)], "text": [None if i % 5 == 0 else f"t{i}" for i in range(23)]})
+    pq.write_table(table, tmp_path / "f.parquet", row_group_size=10)
+    for start, end in [(0, 23), (0, 1), (3, 9), (9, 11), (10, 20), (12, 13), (19, 23), (22, 23)]:
+        assert read_rows(str(tmp_path / "f.parquet"), start, end).equals(table.slice(start, end - start)), (start, end)
+
+
+def test_shards_are_grouped_into_balanced_tasks_heaviest_first_by_raw_length(tmp_path):
+    rows = [{"id": f"d{i}", "raw_length": length} for i, length in enumerate([5, 5, 100, None, 1, 1, 70])]
+    pq.write_table(pa.Table.from_pylist(rows[:4]), tmp_path / "a.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[4:]), tmp_path / "b.parquet")
+    pq.write_table(pa.table({"id": ["x", "y"]}), tmp_path / "c.parquet")  # no raw_length: one per row
+    files = [str(tmp_path / f) for f in ("a.parquet", "b.parquet", "c.parquet")]
+    weights = shard_weights(files, shard_plan([4, 3, 2], 2))
+    assert weights == [10, 101, 2, 71, 1]  # a null raw_length counts 1
+    assert task_groups(weights, 2) == [[1], [3, 0, 2, 4]]
+    assert task_groups(weights, 5) == [[1], [3], [0], [2], [4]] and task_groups(weights, 9) == task_groups(weights, 5)
+    assert task_groups([], 3) == []
+    groups = task_groups(list(range(100)), 8)  # many small shards: as good as even
+    loads = [sum(g) for g in groups]
+    assert sorted(i for g in groups for i in g) == list(range(100)) and max(loads) <= 1.01 * sum(range(100)) / 8
+    assert loads == sorted(loads, reverse=True)
+
+
+def test_task_count_is_a_few_per_core_and_bounded_by_shards_and_task_size():
+    assert task_count([10] * 100, cores=2) == 8 and task_count([10] * 3, cores=2) == 3
+    assert task_count([200 << 20] * 100, cores=2) == 79  # 20,000 MiB / 256 MiB per task
+    assert task_count([], cores=2) == 0
 
 
 def test_merged_histograms_equal_the_histogram_of_all_documents():
