@@ -33,6 +33,7 @@ from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_m
 from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
+from marin_assets.train.pipes_line_reader import CompleteLinesFileMessageReader
 from marin_assets.train.preflight import ProfileEstimate, extrapolate, require_fits
 from marin_assets.data.eval_sets import load_eval_sets
 from marin_assets.train import eval_set_texts
@@ -105,7 +106,7 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
     env = {**spec.resources.process_env(), **lease_env(lease), PARENT_ENV: str(os.getpid())}
     if wandb is not None:
         env.update(wandb.process_env(wandb_run_id, paths.run_dir))
-    client = dg.PipesSubprocessClient(env=env)
+    client = dg.PipesSubprocessClient(env=env, message_reader=CompleteLinesFileMessageReader())
     try:
         invocation = client.run(
             context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
