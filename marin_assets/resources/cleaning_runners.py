@@ -1,7 +1,7 @@
 """Where cleaned_documents' Spark job runs: a registry of cleaning runners, picked by resource config.
 
     runner = cleaning_runner.runner()            # CLEANING_RUNNERS[backend]
-    metadata = runner.run(context, job)          # fills job.out_dir (the asset's staging folder)
+    metadata = runner.run(context, task)         # fills task.out_dir (the asset's staging folder)
 
 in_session: this process's SparkSession (SparkResource: local[*], a standalone cluster, Kubernetes).
 dataproc:   a PySpark job on the Dataproc cluster of deployments/spark/dataproc.yaml, through
@@ -28,18 +28,18 @@ BACKEND_ENV = "MARIN_SPARK_BACKEND"
 
 
 class CleaningRunner(Protocol):
-    def run(self, context: dg.AssetExecutionContext, job: CleaningJob) -> dict:
-        """Write the cleaned folder of `job` into job.out_dir; return metadata about the run."""
+    def run(self, context: dg.AssetExecutionContext, task: CleaningJob) -> dict:
+        """Write the cleaned folder of `task` into task.out_dir; return metadata about the run."""
 
 
 class InSessionRunner:
     def __init__(self, spark: SparkResource):
         self.spark = spark
 
-    def run(self, context: dg.AssetExecutionContext, job: CleaningJob) -> dict:
+    def run(self, context: dg.AssetExecutionContext, task: CleaningJob) -> dict:
         session = self.spark.get_session(context.log)
         with spark_progress(session, context.log):  # stage progress in the run log while Spark works
-            write_cleaned(session, job)
+            write_cleaned(session, task)
         return {"spark_backend": "in_session", "spark_master": session.sparkContext.master}
 
 

@@ -11,6 +11,7 @@ error and where its output is); the asset's staging folder is then dropped, noth
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import dagster as dg
 from pydantic import Field
@@ -37,8 +38,6 @@ class DataprocBackend(dg.Config):
     properties: dict[str, str] = Field(default_factory=dict, description="spark.* settings over the YAML's")
 
     def spec(self) -> DataprocSpark:
-        from pathlib import Path
-
         spec = DataprocSpark.from_cluster_yaml(Path(self.cluster_yaml))
         return dataclasses.replace(spec, main_python_file_uri=self.main_python_file_uri or spec.main_python_file_uri,
                                    python=self.python or spec.python,
@@ -73,13 +72,13 @@ class DataprocRunner:
     def __init__(self, settings: DataprocBackend):
         self.settings = settings
 
-    def run(self, context: dg.AssetExecutionContext, job: CleaningJob) -> dict:
+    def run(self, context: dg.AssetExecutionContext, task: CleaningJob) -> dict:
         from dagster_gcp.pipes import PipesDataprocJobClient, PipesGCSMessageReader
 
         if not self.settings.pipes_bucket:
             raise ValueError("the dataproc Spark backend needs a Pipes bucket: set MARIN_PIPES_BUCKET")
-        if "://" not in job.out_dir or job.out_dir.startswith("file://"):
-            context.log.warning(f"Dataproc writes to {job.out_dir}: a local path, readable only on this machine")
+        if "://" not in task.out_dir or task.out_dir.startswith("file://"):
+            context.log.warning(f"Dataproc writes to {task.out_dir}: a local path, readable only on this machine")
         spec = self.settings.spec()
         controller = self.settings.job_controller(spec)
         reader = PipesGCSMessageReader(bucket=self.settings.pipes_bucket, client=gcs_client(),
@@ -87,12 +86,12 @@ class DataprocRunner:
         client = PipesDataprocJobClient(message_reader=reader, client=controller,
                                         poll_interval=self.settings.poll_interval_s)  # fmt: skip
         try:
-            invocation = client.run(context=context, submit_job_params=spec.cleaning_job_params(job))
+            invocation = client.run(context=context, submit_job_params=spec.cleaning_job_params(task))
         except RuntimeError as exc:
             raise DataprocJobFailed(_failure(controller, spec, exc)) from exc
         job_id = controller.submitted.reference.job_id
         name = f"Dataproc job {job_id} (cluster {spec.cluster_name})"
-        check_reported(read_cleaned(job.out_dir).stats, invocation.get_custom_messages(), name)
+        check_reported(read_cleaned(task.out_dir).stats, invocation.get_custom_messages(), name)
         return {"spark_backend": "dataproc", "dataproc_job_id": job_id, "dataproc_cluster": spec.cluster_name}
 
 

@@ -7,7 +7,7 @@ from dagster_gcp import DataprocResource
 from google.cloud.dataproc_v1.types import jobs
 
 from marin_assets.data.cleaned_output import CleaningJob
-from marin_assets.data.spark_entry import parse_args
+from marin_assets.data.spark_entry import check_reported, parse_args, reported_counts
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocRunner
 from marin_assets.resources.dataproc_spark import DATAPROC_YAML, DataprocSpark
@@ -66,3 +66,12 @@ def test_the_backend_is_picked_by_name_and_an_unknown_name_is_refused():
     assert isinstance(runner, DataprocRunner)
     with pytest.raises(Exception, match="unknown Spark backend 'emr'.*'dataproc', 'in_session'"):
         CleaningRunnerResource(backend="emr", spark=TEST_SPARK)
+
+
+def test_counts_the_driver_reports_must_be_the_folders():
+    stats = {"records_in": 49, "kept": 30, "rejected_by_rule": {"short": 3}}
+    check_reported(stats, [{"stats": reported_counts(stats)}], "job j1")  # the table stays out of the message
+    with pytest.raises(RuntimeError, match="job j1: the driver reported .*'kept': 31"):
+        check_reported(stats, [{"stats": {**reported_counts(stats), "kept": 31}}], "job j1")
+    with pytest.raises(RuntimeError, match=r"job j1: the driver reported \[\]"):
+        check_reported(stats, [], "job j1")  # no message: the run cannot vouch for its folder

@@ -57,9 +57,10 @@ def _on_dataproc(stub: StubDataproc, bucket: str) -> CleaningRunnerResource:
         **LOCAL_JOB))  # fmt: skip
 
 
-def _materialize(root, assets, runner, partition: str | None = SOURCE):
+def _materialize(root, assets, runner, partition: str | None = SOURCE, instance=None):
     resources = {"storage": StorageResource(root_uri=str(root)), "spark": TEST_SPARK, "cleaning_runner": runner}
-    return dg.materialize(assets, resources=resources, partition_key=partition, raise_on_error=False)
+    return dg.materialize(assets, resources=resources, partition_key=partition, instance=instance,
+                          raise_on_error=False)
 
 
 def _cleaned(store: Storage) -> tuple[str, dict]:
@@ -80,14 +81,17 @@ def _metadata(result) -> dict:
 def test_dataproc_backend_commits_the_same_folder_as_the_in_session_backend(tmp_path, dataproc, gcs_emulator,
                                                                            short_pipes_drain):  # fmt: skip
     root, in_session = tmp_path / "store", CleaningRunnerResource(spark=TEST_SPARK)
-    assert _materialize(root, [eval_set], in_session, "handbook_passages").success
-    assert _materialize(root, [quality_classifier], in_session, None).success
-    local = _materialize(root, [raw_corpus, cleaned_documents], in_session)
+    instance = dg.DagsterInstance.ephemeral()  # one instance: both runs record the same inputs
+    assert _materialize(root, [eval_set], in_session, "handbook_passages", instance).success
+    assert _materialize(root, [quality_classifier], in_session, None, instance).success
+    local = _materialize(root, [raw_corpus, cleaned_documents], in_session, instance=instance)
     assert local.success
     store = Storage(str(root))
     local_hash, local_rows = _cleaned(store)
 
-    remote = _materialize(root, [cleaned_documents], _on_dataproc(dataproc, gcs_emulator.bucket))
+    # the same selection as the local run, so both record their inputs alike
+    remote = _materialize(root, [raw_corpus, cleaned_documents], _on_dataproc(dataproc, gcs_emulator.bucket),
+                          instance=instance)
     assert remote.success
     remote_hash, remote_rows = _cleaned(store)
     assert remote_rows == local_rows and sum(len(r) for r in remote_rows.values()) > 0

@@ -52,5 +52,5 @@ def test_production_cleans_on_the_dataproc_cluster_of_dataproc_yaml(production_e
     assert isinstance(resource, DataprocResource) and resource.cluster_name == spec.cluster_name
     assert resource.cluster_config_dict["workerConfig"]["numInstances"] >= 2
     # the Dataproc nodes run the same locked environment as the Kubernetes executors
-    k8s_python = resources_for("production")["spark"].process_config_and_initialize().session_conf()["spark.pyspark.python"]
-    assert spec.job_properties()["spark.pyspark.python"] == k8s_python
+    k8s_conf = resources_for("production")["spark"].process_config_and_initialize().session_conf()
+    assert spec.job_properties()["spark.pyspark.python"] == k8s_conf["spark.pyspark.python"]
