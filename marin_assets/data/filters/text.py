@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from itertools import chain
 
 import numpy as np
 
@@ -71,8 +70,8 @@ _SENTENCE_END_RE = re.compile(
 
 
 # A chunk's words depend on the chunk alone, and chunks ("it.", "(see", "GPL-2") recur across documents:
-# splitting each distinct one once per process, and looking chunks up in C (map), is what keeps word
-# splitting cheap. Bounded: cleared when full.
+# splitting each distinct one once per process is what keeps word splitting cheap. Plain alphanumeric
+# chunks (most) are words as they are: a memo lookup would cost more. Bounded: cleared when full.
 _CHUNK_WORDS: dict[str, tuple[str, ...]] = {}
 _MEMO_MAX = 300_000
 
@@ -80,22 +79,21 @@ _MEMO_MAX = 300_000
 def _chunk_words(chunk: str) -> tuple[str, ...]:
     if len(_CHUNK_WORDS) >= _MEMO_MAX:
         _CHUNK_WORDS.clear()
-    if chunk.isalnum():
-        words = (chunk,)
-    else:
-        parts: list[str] = []
-        _split_chunk(chunk, parts)
-        words = tuple(parts)
-    _CHUNK_WORDS[chunk] = words
+    parts: list[str] = []
+    _split_chunk(chunk, parts)
+    words = _CHUNK_WORDS[chunk] = tuple(parts)
     return words
 
 
 def split_words(text: str) -> list[str]:
-    chunks = text.split()
-    parts = list(map(_CHUNK_WORDS.get, chunks))
-    if None in parts:
-        parts = [_chunk_words(chunk) if words is None else words for chunk, words in zip(chunks, parts)]
-    return list(chain.from_iterable(parts))
+    out: list[str] = []
+    memo = _CHUNK_WORDS
+    for chunk in text.split():
+        if chunk.isalnum():
+            out.append(chunk)
+        else:
+            out.extend(memo.get(chunk) or _chunk_words(chunk))
+    return out
 
 
 def count_sentences(line: str) -> int:
