@@ -18,7 +18,9 @@ import pytest
 
 from marin_assets.data import normalize
 from marin_assets.data.extract import html_to_text
-from marin_assets.data.filters.gopher_repetition import duplicated_ngram_chars, top_ngram_chars
+from marin_assets.data.filters.gopher_repetition import (
+    duplicated_ngram_chars, split_lines, split_paragraphs, top_ngram_chars,
+)
 from marin_assets.data.filters.text import PUNCTUATION, TextView, _split_chunk, split_words
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.readers import RawRecord, list_source_files, read_file
@@ -132,6 +134,14 @@ def test_split_words_memo_is_bounded_and_stays_correct(monkeypatch):
 def test_rewrapped_view_shares_words_only_when_text_differs_in_whitespace():
     view = TextView("one two,\n\nthree (four)")
     assert view.rewrapped(" one  two,\nthree (four) ").words == view.words
+
+
+def test_paragraph_and_line_splits_equal_the_regexes():
+    rng = random.Random(5)
+    synthetic = ["".join(rng.choices(["a", "b c", "\n", "\n\n", "\n\n\n", " "], k=rng.randint(0, 12))) for _ in range(3000)]
+    for text in list(real_texts()) + synthetic:
+        assert split_paragraphs(text) == re.split(r"\n{2,}", text), repr(text)
+        assert split_lines(text) == re.split(r"\n+", text), repr(text)
 
 
 def test_normalize_fast_paths_equal_the_reference():

@@ -28,6 +28,19 @@ class GopherRepetitionConfig(Recipe):
     dup_n_grams: dict[int, float] = {5: 0.15, 6: 0.14, 7: 0.13, 8: 0.12, 9: 0.11, 10: 0.10}
 
 
+def split_paragraphs(text: str) -> list[str]:
+    """_PARAGRAPH_RE.split(text); without three newlines in a row every break is exactly two (str.split)."""
+    return text.split("\n\n") if "\n\n\n" not in text else _PARAGRAPH_RE.split(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """_LINE_RE.split(text) with str.split: inner empty parts dropped, a leading or trailing one kept."""
+    parts = text.split("\n")
+    if len(parts) < 3:
+        return parts
+    return [parts[0], *filter(None, parts[1:-1]), parts[-1]]
+
+
 def _exceeds(value: float, threshold: float | None) -> bool:
     return threshold is not None and value > threshold
 
@@ -88,14 +101,14 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
     text = view.text
     if not text:
         return "empty"
-    paragraphs = _PARAGRAPH_RE.split(text.strip())
+    paragraphs = split_paragraphs(text.strip())
     dup_paragraphs, dup_chars = find_duplicates(paragraphs)
     if _exceeds(dup_paragraphs / len(paragraphs), cfg.dup_para_frac):
         return "dup_para_frac"
     if _exceeds(dup_chars / len(text), cfg.dup_para_char_frac):
         return "dup_para_char_frac"
 
-    lines = _LINE_RE.split(text)
+    lines = split_lines(text)
     dup_lines, dup_chars = find_duplicates(lines)
     if _exceeds(dup_lines / len(lines), cfg.dup_line_frac):
         return "dup_line_frac"
