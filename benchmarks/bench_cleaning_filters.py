@@ -68,7 +68,8 @@ def recipe() -> CleaningRecipe:
 
 def ours_runner(corpus: Path, warmup_corpus: Path, workdir: Path, cores: int):
     """A function that cleans the corpus once on Spark local[cores] and returns the kept ids (session warmed)."""
-    spark = SparkResource(master=f"local[{cores}]", conf={"spark.driver.memory": "4g"}).get_session()
+    conf = {"spark.driver.memory": "4g", "spark.ui.showConsoleProgress": "false"}
+    spark = SparkResource(master=f"local[{cores}]", conf=conf).get_session()
     spark.sparkContext.setLogLevel("ERROR")
     spec = SourceSpec(name="bench", uri=f"{corpus}/*.jsonl", format="jsonl", license="CC0-1.0")
     # Warm-up (not measured): JVM, Python workers and their imports.
@@ -120,7 +121,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=harness.MIN_REPEATS, help="timed rounds per side")
     parser.add_argument("--cores", type=int, default=harness.machine_cores(), help="cores given to each side")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_clean"))
-    parser.add_argument("--agreement-docs", type=int, default=5_000, help="corpus documents in the per-filter agreement")
+    parser.add_argument("--agreement-docs", type=int, default=5_000,
+                        help="corpus documents in the per-filter agreement")  # fmt: skip
     parser.add_argument("--agreement-only", action="store_true", help="skip the throughput runs")
     args = parser.parse_args()
     shutil.rmtree(args.workdir, ignore_errors=True)
@@ -130,7 +132,8 @@ def main() -> None:
     print(f"corpus: {len(docs):,} documents, {mb:.0f} MB")
     samples = sample_documents()
     agreement_docs = docs[: args.agreement_docs]
-    print(f"agreement: {len(agreement_docs):,} corpus + {len(samples)} sample-source documents, per filter on the same input")
+    print(f"agreement: {len(agreement_docs):,} corpus + {len(samples)} sample-source documents, per filter on the "
+          "same input")  # fmt: skip
     print_agreement(measure_agreement(agreement_docs + samples))
     if args.agreement_only:
         return

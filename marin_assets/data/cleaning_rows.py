@@ -36,7 +36,8 @@ def row_arrow_schema():
     """ROW_COLUMNS as Arrow types (the cleaning job's ROW_SCHEMA)."""
     import pyarrow as pa
 
-    types = {"raw_length": pa.int64(), "offset": pa.int64(), "bands": pa.list_(pa.int64()), "quality_score": pa.float64()}
+    types = {"raw_length": pa.int64(), "offset": pa.int64(), "bands": pa.list_(pa.int64()),
+             "quality_score": pa.float64()}  # fmt: skip
     return pa.schema([(name, types.get(name, pa.string())) for name in ROW_COLUMNS])
 
 

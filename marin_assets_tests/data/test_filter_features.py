@@ -74,7 +74,8 @@ def real_texts() -> tuple[str, ...]:
         for path in list_source_files(spec):
             for rec in read_file(path, spec):
                 if isinstance(rec, RawRecord):
-                    texts.append(normalize_text(html_to_text(rec.content) if rec.content_type == "html" else rec.content))
+                    raw = html_to_text(rec.content) if rec.content_type == "html" else rec.content
+                    texts.append(normalize_text(raw))
     return tuple(t for t in texts if t)
 
 
@@ -138,7 +139,8 @@ def test_rewrapped_view_shares_words_only_when_text_differs_in_whitespace():
 
 def test_paragraph_and_line_splits_equal_the_regexes():
     rng = random.Random(5)
-    synthetic = ["".join(rng.choices(["a", "b c", "\n", "\n\n", "\n\n\n", " "], k=rng.randint(0, 12))) for _ in range(3000)]
+    pieces = ["a", "b c", "\n", "\n\n", "\n\n\n", " "]
+    synthetic = ["".join(rng.choices(pieces, k=rng.randint(0, 12))) for _ in range(3000)]
     for text in list(real_texts()) + synthetic:
         assert split_paragraphs(text) == re.split(r"\n{2,}", text), repr(text)
         assert split_lines(text) == re.split(r"\n+", text), repr(text)
