@@ -2,6 +2,8 @@
 
 cleaned_documents[source] writes cleaned/<source>/{documents,rejected,quarantine}/part-*.parquet and
 stats.json (per-rule counts). It refuses a source whose raw inventory is not cleared for use.
+Where the Spark job runs is the `cleaning_runner` resource's backend (resources/cleaning_runners.py:
+this process's session, or Dataproc); the folder is the same either way (data/cleaned_output.py).
 
 With dedup scope `global` a partition's result depends on every cleared source: the partition then
 depends on all raw_corpus partitions (so a new or changed source makes every partition stale) and
@@ -15,8 +17,8 @@ import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
-from marin_assets.data import cleaning_job, file_errors
-from marin_assets.data import curation_inputs
+from marin_assets.data import cleaned_output, file_errors
+from marin_assets.data.cleaned_output import READER_COUNTS_NAME, STATS_NAME, TABLES, planned_job, read_cleaned
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import dedup_peers, require_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
@@ -24,17 +26,13 @@ from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.record_counts import conservation
 from marin_assets.data.report import rule_rows
 from marin_assets.data.sources import load_sources
+from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
-from marin_assets.resources.spark import SparkResource
-from marin_assets.resources.spark_progress import spark_progress
 from marin_assets.resources.storage import StorageResource
 
-STATS_NAME = "stats.json"
-READER_COUNTS_NAME = "reader_counts.json"  # {raw file: records}, counted by format apart from the readers
-TABLES = ("documents", "rejected", "quarantine")
 # The job and everything it imports: readers, formats, extraction, language, filters, dedup.
-CODE_VERSION = code_version(load_cleaning_recipe().model_dump(mode="json"), cleaning_job)
+CODE_VERSION = code_version(load_cleaning_recipe().model_dump(mode="json"), cleaned_output)
 EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
 # scope global: every source's raw corpus feeds every partition's dedup
 RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitionMapping()}[
@@ -55,25 +53,18 @@ RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitio
     description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",
 )
 def cleaned_documents(
-    context: dg.AssetExecutionContext, storage: StorageResource, spark: SparkResource
+    context: dg.AssetExecutionContext, storage: StorageResource, cleaning_runner: CleaningRunnerResource
 ) -> dg.MaterializeResult:
     source = context.partition_key
     store = storage.storage
     require_cleared(store, source)
-    sources = load_sources()
     recipe = load_cleaning_recipe()
-    peers = dedup_peers(store, source, recipe.dedup.scope, sources.names)
-    session = spark.get_session(context.log)
+    peers = dedup_peers(store, source, recipe.dedup.scope, load_sources().names)
     with store.atomic_dir(layout.CLEANED, source) as staged:
-        with spark_progress(session, context.log):  # stage progress in the run log while Spark works
-            specs = [sources.get(name) for name in [source, *peers]]
-            stats = cleaning_job.clean_sources(session, specs, recipe, {source: staged.path},
-                                               curation_inputs.eval_indexes(store, recipe),
-                                               curation_inputs.quality_model(store, recipe))[source]  # fmt: skip
-        stats["dedup_scope"], stats["dedup_against"] = recipe.dedup.scope, peers
-        staged.write_json(stats.pop("reader_counts"), READER_COUNTS_NAME)
-        examples = stats.pop("rejected_examples")
-        staged.write_json(stats, STATS_NAME)
+        # the backend (this session, Dataproc, ...) fills the staging folder; the metadata comes from it
+        run_metadata = cleaning_runner.runner().run(context, planned_job(store, source, peers, staged.path))
+        folder = read_cleaned(staged.path)
+        stats = folder.stats
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
                          f"{stats['quarantined']} quarantined of {stats['records_in']}")  # fmt: skip
         per_code = {f"quarantined[{code}]": n for code, n in stats["quarantined_by_reason"].items()}
@@ -88,7 +79,8 @@ def cleaned_documents(
             stats=stats,
             extra_metadata={"rejected_by_rule": metadata_table(rule_rows(stats)), **per_code, **repaired,
                             "file_errors": _file_errors_table(stats["file_errors"]),
-                            "rejected_examples": rejected_examples_table(examples), **curation_metadata(stats)},  # fmt: skip
+                            "rejected_examples": rejected_examples_table(folder.examples),
+                            **curation_metadata(stats), **run_metadata},  # fmt: skip
             sources=[source],
         )
 

@@ -2,7 +2,7 @@
 
 files (list_source_files) -> records (read_file, inside Spark) -> later records with an id seen
 before quarantined as duplicate_id (a window by id) -> RecordCleaner (extraction, normalisation,
-language, filters, dedup keys; mapInPandas) -> dedup decisions in Spark (spark_dedup: exact keys,
+language, filters, dedup keys; mapInArrow) -> dedup decisions in Spark (spark_dedup: exact keys,
 then LSH buckets and connected components; the smallest (id, source) survives; within each
 source or across all, by recipe.dedup.scope) -> deterministic Parquet files. A duplicate's
 rejected row names the kept document (kept_id, kept_source). Counts conserve: records in = kept +
@@ -57,7 +57,7 @@ def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[st
     raw = quarantine_duplicate_ids(spark.createDataFrame(records, RECORD_SCHEMA), recipe.spark.partitions)
     curation = curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model)
     cleaner = RecordCleaner(recipe, spec.name, curation)
-    return raw.mapInPandas(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
+    return raw.mapInArrow(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
 
 
 def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str, eval_index: dict | None = None,

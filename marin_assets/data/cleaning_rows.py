@@ -32,6 +32,15 @@ ROW_COLUMNS = ["status", "id", "url", "text", "metadata", "raw_length", "reason"
                "excerpt", "exact_key", "bands", "step_counts", "quality_score"]  # fmt: skip
 
 
+def row_arrow_schema():
+    """ROW_COLUMNS as Arrow types (the cleaning job's ROW_SCHEMA)."""
+    import pyarrow as pa
+
+    types = {"raw_length": pa.int64(), "offset": pa.int64(), "bands": pa.list_(pa.int64()),
+             "quality_score": pa.float64()}  # fmt: skip
+    return pa.schema([(name, types.get(name, pa.string())) for name in ROW_COLUMNS])
+
+
 def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple:
     """A reader's record as a flat tuple (RECORD_COLUMNS); file_name is relative to the source root."""
     if isinstance(record, QuarantinedRecord):
@@ -136,14 +145,20 @@ class RecordCleaner:
         return text, reason, f"{lang} {score}"
 
     def clean_batches(self, batches: Iterable) -> Iterator:
-        """mapInPandas body: pandas frames of RECORD_COLUMNS -> frames of ROW_COLUMNS."""
-        import pandas as pd
+        """mapInArrow body: Arrow batches of RECORD_COLUMNS -> Arrow batches of ROW_COLUMNS.
 
+        Columns go to Python lists and back in one step each (no pandas frame, no per-row dicts from it).
+        """
+        import pyarrow as pa
+
+        schema = row_arrow_schema()
         try:
-            for frame in batches:
-                rows = [self.clean(rec) for rec in frame.to_dict("records")]
+            for batch in batches:
+                columns = [batch.column(name).to_pylist() for name in RECORD_COLUMNS]
+                rows = [self.clean(dict(zip(RECORD_COLUMNS, values))) for values in zip(*columns)]
                 self._add_bands(rows)
-                yield pd.DataFrame(rows, columns=ROW_COLUMNS)
+                yield pa.RecordBatch.from_arrays([pa.array([row[name] for row in rows], schema.field(name).type)
+                                                  for name in ROW_COLUMNS], schema=schema)  # fmt: skip
         finally:
             self.close()  # the extraction child process ends with the partition
 

@@ -23,11 +23,16 @@ def _line_end(match: re.Match) -> str:
 def normalize_text(text: str, form: str = "NFC") -> str:
     """Unicode `form`, one kind of line break, single spaces between words, at most one blank line."""
     text = unicodedata.normalize(form, text)
-    text = _CONTROL_RE.sub("", text)
-    text = _LINE_BREAKS_RE.sub("\n", text)
-    text = _OTHER_SPACE_RE.sub(" ", text)
-    text = _INNER_SPACES_RE.sub(" ", text)
-    text = _LINE_END_RE.sub(_line_end, text)
+    # Each step is skipped when a cheap test shows it has nothing to change (most texts): every
+    # character the first three replace is unprintable (test_normalize_language checks all of Unicode).
+    if not text.replace("\n", "").isprintable():
+        text = _CONTROL_RE.sub("", text)
+        text = _LINE_BREAKS_RE.sub("\n", text)
+        text = _OTHER_SPACE_RE.sub(" ", text)
+    if "  " in text:
+        text = _INNER_SPACES_RE.sub(" ", text)
+    if " \n" in text or "\n\n\n" in text:
+        text = _LINE_END_RE.sub(_line_end, text)
     return text.strip()
 
 

@@ -2,7 +2,8 @@
 
 local (default): SQLite instance, local files, Spark local[2], JAX on CPU, in-process execution.
 production: Postgres instance (deployments/production/dagster.yaml), gs:// storage, Spark on a
-cluster, TPU pods on Kubernetes, one Kubernetes job per step.
+cluster (cleaning on Dataproc, the rest on Kubernetes), TPU pods on Kubernetes, one Kubernetes job
+per step. MARIN_SPARK_BACKEND picks where cleaning runs (resources/cleaning_runners.py) in either.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from marin_assets.resources.cleaning_runners import CleaningRunnerResource, backend_from_env
+from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
@@ -29,9 +32,11 @@ class Environment:
 
 
 def _local_resources() -> dict:
+    spark = SparkResource(master=os.environ.get("MARIN_SPARK_MASTER", "local[2]"))
     return {
         "storage": StorageResource(root_uri=os.environ.get("MARIN_STORAGE_ROOT", str(DEFAULT_LOCAL_ROOT))),
-        "spark": SparkResource(master=os.environ.get("MARIN_SPARK_MASTER", "local[2]")),
+        "spark": spark,
+        "cleaning_runner": CleaningRunnerResource(backend=backend_from_env("in_session"), spark=spark),
         # TPU runs need a cluster and gs:// storage; locally the launcher refuses them with that message.
         "tpu_launcher": TpuPodLauncher(
             namespace="marin-train", image="marin-tpu-train:unbuilt", pipes_bucket="unset", in_cluster=False
@@ -40,15 +45,21 @@ def _local_resources() -> dict:
 
 
 def _production_resources() -> dict:
+    # Spark on Kubernetes (resources/spark_kubernetes.py): executors in MARIN_SPARK_NAMESPACE, driver = step pod
+    spark = SparkResource(
+        master=os.environ.get("MARIN_SPARK_MASTER", "k8s://https://kubernetes.default.svc"),
+        k8s_namespace=os.environ.get("MARIN_SPARK_NAMESPACE", "marin"),
+        k8s_executor_image=dg.EnvVar("MARIN_SPARK_EXECUTOR_IMAGE"),
+        k8s_service_account=os.environ.get("MARIN_SPARK_SERVICE_ACCOUNT", "marin-dagster"),
+    )
     return {
         # Required: production never silently falls back to a local folder.
         "storage": StorageResource(root_uri=dg.EnvVar("MARIN_STORAGE_ROOT")),
-        # Spark on Kubernetes (resources/spark_kubernetes.py): executors in MARIN_SPARK_NAMESPACE, driver = step pod
-        "spark": SparkResource(
-            master=os.environ.get("MARIN_SPARK_MASTER", "k8s://https://kubernetes.default.svc"),
-            k8s_namespace=os.environ.get("MARIN_SPARK_NAMESPACE", "marin"),
-            k8s_executor_image=dg.EnvVar("MARIN_SPARK_EXECUTOR_IMAGE"),
-            k8s_service_account=os.environ.get("MARIN_SPARK_SERVICE_ACCOUNT", "marin-dagster"),
+        "spark": spark,
+        # Cleaning on the Dataproc cluster of deployments/spark/dataproc.yaml; Pipes messages via GCS
+        "cleaning_runner": CleaningRunnerResource(
+            backend=backend_from_env("dataproc"), spark=spark,
+            dataproc=DataprocBackend(pipes_bucket=os.environ.get("MARIN_PIPES_BUCKET", "")),
         ),
         "tpu_launcher": TpuPodLauncher(
             namespace=dg.EnvVar("MARIN_TPU_NAMESPACE"),

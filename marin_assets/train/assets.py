@@ -22,7 +22,6 @@ from marin_assets.train import (bits_per_byte, domain_eval, eval_set_texts, maxt
                                 run_folder, run_result)
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET, launch, mixture_for
 from marin_assets.train.local_launcher import profile_local
-from marin_assets.train.bits_per_byte import run_evaluation
 from marin_assets.train.report import (PLOT_FILE, domain_metadata, preflight_metadata, result_metadata,
                                        write_result_files)
 from marin_assets.train.k8s.resource import TpuPodLauncher
@@ -118,7 +117,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
         result = launch(context, spec, st, mixture, tpu_launcher)
-        evaluation = run_evaluation(result, mixture)
+        evaluation = bits_per_byte.run_evaluation(result, mixture)
         with st.atomic_dir(layout.TRAINING, spec.run_name, layout.FINAL_DIR) as staged:
             title = f"{spec.run_name} ({spec.model.name} on {spec.mixture})"
             png = write_result_files(staged, result, title, evaluation)

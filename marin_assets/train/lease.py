@@ -30,6 +30,7 @@ from marin_assets.core.processes import pid_alive
 LEASE_FILE = "_LEASE.json"
 STALE_AFTER_S = float(os.environ.get("MARIN_LEASE_STALE_S", 120))
 HEARTBEAT_S = 5.0
+PARTIAL_READ_RETRIES = 20  # ~2 s: a write of ~200 bytes in progress
 
 
 class LeaseHeld(RuntimeError):
@@ -37,6 +38,10 @@ class LeaseHeld(RuntimeError):
 
 
 class LeaseLost(RuntimeError):
+    pass
+
+
+class LeaseUnreadable(RuntimeError):
     pass
 
 
@@ -79,10 +84,19 @@ class RunLease:
         self.path = f"{self._dir.rstrip('/')}/{LEASE_FILE}"
 
     def read(self) -> LeaseRecord | None:
-        try:
-            return LeaseRecord(**json.loads(self._fs.cat_file(self.path)))
-        except FileNotFoundError:
-            return None
+        """The lease, or None. A local exclusive create makes the file before its bytes land, and a
+        heartbeat rewrites it in place: a read in between sees it empty or cut, so it reads again."""
+        for attempt in range(PARTIAL_READ_RETRIES):
+            try:
+                data = self._fs.cat_file(self.path)
+            except FileNotFoundError:
+                return None
+            try:
+                return LeaseRecord(**json.loads(data))
+            except ValueError:
+                time.sleep(0.01 * (attempt + 1))
+        raise LeaseUnreadable(f"{self.run_dir}: {LEASE_FILE} is not a lease record ({data[:80]!r}); "
+                              "remove it by hand if no run writes this folder")
 
     def acquire(self, stale_after_s: float = STALE_AFTER_S, wait_s: float = 0.0, poll_s: float = 2.0) -> LeaseRecord:
         """Take the lease; take over a stale one; wait up to `wait_s` for a live one to go; else LeaseHeld."""

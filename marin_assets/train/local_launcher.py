@@ -33,9 +33,9 @@ from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_m
 from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.models import Budget
+from marin_assets.train.pipes_line_reader import CompleteLinesFileMessageReader
 from marin_assets.train.preflight import ProfileEstimate, extrapolate, require_fits
-from marin_assets.data.eval_sets import load_eval_sets
-from marin_assets.train import eval_set_texts
+from marin_assets.train.registered_eval_sets import prepare_registered_eval_sets
 from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.run_result import TrainingError, TrainingPreempted, TrainingResult, collect_result
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
@@ -89,7 +89,8 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
     if resumed_from is not None:
         _refuse_changed_config(config_path, keys)
     os.makedirs(paths.run_dir, exist_ok=True)
-    _prepare_eval_sets(context, storage, mixture_info, paths.run_dir)
+    # after any set_aside: the trainer reads these from its own run folder after training
+    prepare_registered_eval_sets(storage, mixture_info, paths.run_dir, context.log)
     wandb_run_id = run_id_for(spec.run_name, previous, resuming=resumed_from is not None)
     with open(f"{paths.run_dir}/{IDENTITY_FILE}", "w") as f:
         json.dump({"mixture": identity, RUN_ID_FIELD: wandb_run_id}, f)
@@ -105,7 +106,7 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
     env = {**spec.resources.process_env(), **lease_env(lease), PARENT_ENV: str(os.getpid())}
     if wandb is not None:
         env.update(wandb.process_env(wandb_run_id, paths.run_dir))
-    client = dg.PipesSubprocessClient(env=env)
+    client = dg.PipesSubprocessClient(env=env, message_reader=CompleteLinesFileMessageReader())
     try:
         invocation = client.run(
             context=context, command=[sys.executable, "-m", ENTRY_MODULE, config_path, "--log-file", log_file]
@@ -124,13 +125,6 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
     if "finished_at" in summary:
         result.exit_s = round(max(0.0, exited_at - summary["finished_at"]), 3)
     return result
-
-
-def _prepare_eval_sets(context, storage, mixture_info, run_dir: str) -> None:
-    # After any set_aside: the trainer reads these from its own run folder after training.
-    manifest = eval_set_texts.prepare(storage, mixture_info, run_dir, load_eval_sets().names)
-    for name, why in manifest["missing"].items():
-        context.log.warning(f"eval set {name} will not be evaluated: {why}")
 
 
 def set_aside(run_dir: str) -> str:

@@ -12,13 +12,14 @@ from marin_assets.data.quality_assets import quality_classifier
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 
 
 def _materialize(tmp_path, assets, spark_resource, partition="dirty_web"):
     return dg.materialize(
         assets,
-        resources={"storage": StorageResource(root_uri=str(tmp_path / "store")), "spark": spark_resource},
+        resources={"storage": StorageResource(root_uri=str(tmp_path / "store")), **spark_resources(spark_resource)},
         partition_key=partition,
         instance=dg.DagsterInstance.ephemeral(),
         raise_on_error=False,

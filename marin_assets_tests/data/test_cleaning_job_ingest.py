@@ -19,6 +19,7 @@ from marin_assets.data.compliance import source_inventory
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import SourceSpec, load_sources
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 from marin_assets_tests.data.test_filters import SENTENCES
 from marin_assets_tests.recipe_edits import without_trained_curation
@@ -85,7 +86,7 @@ def test_file_errors_are_a_metadata_table_and_a_warning_per_file(tmp_path, write
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize(
         [raw_corpus, cleaned_documents, counts_conserve],
-        resources={"storage": StorageResource(root_uri=str(tmp_path / "store")), "spark": spark_resource},
+        resources={"storage": StorageResource(root_uri=str(tmp_path / "store")), **spark_resources(spark_resource)},
         partition_key="dirty_web",
         instance=instance,
     )

@@ -14,6 +14,7 @@ from marin_assets.data.quality_assets import quality_classifier
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.report_assets import data_report
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import spark_resources
 
 pytestmark = pytest.mark.slow
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.slow
 def _run(store, assets, spark_resource, partition=None):
     result = dg.materialize(
         assets,
-        resources={"storage": StorageResource(root_uri=str(store)), "spark": spark_resource},
+        resources={"storage": StorageResource(root_uri=str(store)), **spark_resources(spark_resource)},
         partition_key=partition,
         instance=dg.DagsterInstance.ephemeral(),
     )

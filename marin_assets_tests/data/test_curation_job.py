@@ -15,6 +15,7 @@ from marin_assets.data.dedup_check_assets import dedup_precision
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import SourceSpec, load_sources
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.planted_corpus import prose, write_jsonl
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 from marin_assets_tests.data.test_decontaminate import PASSAGE, WORDS
@@ -74,7 +75,7 @@ def _check(tmp_path, write_registry, spark_resource, name: str, dedup: dict):  #
     (recipes / "cleaning.yaml").write_text(yaml.safe_dump(cleaning))
     result = dg.materialize(
         [raw_corpus, cleaned_documents, dedup_precision],
-        resources={"storage": StorageResource(root_uri=str(tmp_path / name)), "spark": spark_resource},
+        resources={"storage": StorageResource(root_uri=str(tmp_path / name)), **spark_resources(spark_resource)},
         partition_key="dirty_web",
         instance=dg.DagsterInstance.ephemeral(),
         raise_on_error=False,

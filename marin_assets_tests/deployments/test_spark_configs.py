@@ -43,7 +43,14 @@ def test_production_spark_refuses_to_start_without_the_pod_ip(production_env, mo
         spark.session_conf()
 
 
-def test_dataproc_config_is_a_dataproc_resource():
-    config = yaml.safe_load((DEPLOYMENTS / "spark" / "dataproc.yaml").read_text())
-    resource = DataprocResource(**config)
+def test_production_cleans_on_the_dataproc_cluster_of_dataproc_yaml(production_env):
+    runner = resources_for("production")["cleaning_runner"]
+    assert runner.backend == RUN_ENV["MARIN_SPARK_BACKEND"]["value"] == "dataproc"
+    assert runner.dataproc.pipes_bucket == RUN_ENV["MARIN_PIPES_BUCKET"]["value"]
+    spec = runner.dataproc.spec()
+    resource = spec.cluster_resource()  # the whole cluster section is dagster_gcp.DataprocResource's config
+    assert isinstance(resource, DataprocResource) and resource.cluster_name == spec.cluster_name
     assert resource.cluster_config_dict["workerConfig"]["numInstances"] >= 2
+    # the Dataproc nodes run the same locked environment as the Kubernetes executors
+    k8s_conf = resources_for("production")["spark"].process_config_and_initialize().session_conf()
+    assert spec.job_properties()["spark.pyspark.python"] == k8s_conf["spark.pyspark.python"]

@@ -63,3 +63,20 @@ def test_an_eval_sets_bpb_uses_its_own_bytes_and_its_row_is_kind_eval_set(tmp_pa
     assert [(r["domain"], r["kind"]) for r in result["domains"]] == [
         ("all", "mixture"), ("wiki", "source"), ("heldout", "eval_set")]
     assert result["domains"][2]["bytes"] == 70 and result["domains"][2]["eval_tokens"] == 18.0
+
+
+def test_both_launchers_prepare_every_registered_set_and_warn_of_each_missing_one(tmp_path):
+    import logging
+
+    from marin_assets.data.eval_sets import load_eval_sets
+    from marin_assets.train.registered_eval_sets import prepare_registered_eval_sets
+
+    info = build_mixture(tmp_path, train_docs=2, validation_docs=2)
+    logger, lines = logging.getLogger("launcher-test"), []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())
+    logger.addHandler(handler)
+    manifest = prepare_registered_eval_sets(Storage(str(tmp_path)), _mixture(info), str(tmp_path / "run"), logger)
+    names = load_eval_sets().names
+    assert names and sorted(manifest["missing"]) == sorted(names)  # none materialized under this root
+    assert lines == [f"eval set {n} will not be evaluated: {manifest['missing'][n]}" for n in sorted(names)]

@@ -12,6 +12,7 @@ from marin_assets.train.lease import (
     LEASE_FILE,
     LeaseHeld,
     LeaseLost,
+    LeaseUnreadable,
     LeaseRecord,
     RunLease,
     is_stale,
@@ -76,21 +77,44 @@ def test_racing_takers_of_one_stale_lease_end_with_exactly_one_holder(tmp_path):
     RunLease(run, "dead").acquire()
     path = tmp_path / "run" / LEASE_FILE
     path.write_text(json.dumps({**json.loads(path.read_text()), "pid": dead_pid()}))
-    winners, losers = [], []
+    winners, losers, errors = [], [], []
 
     def take(i):
         try:
             winners.append(RunLease(run, f"run-{i}").acquire(wait_s=0.5, poll_s=0.05).run_id)
         except LeaseHeld:
             losers.append(i)
+        except Exception as exc:  # e.g. a half-written lease read as JSON: a taker must never crash
+            errors.append(repr(exc))
 
     threads = [threading.Thread(target=take, args=(i,)) for i in range(6)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    assert errors == []
     assert len(winners) == 1 and len(losers) == 5
     assert json.loads(path.read_text())["run_id"] == winners[0]
+
+
+def test_a_lease_read_mid_write_is_read_again_and_a_broken_one_is_named(tmp_path):
+    lease = RunLease(str(tmp_path / "run"), "reader")
+    lease.acquire()
+    record = (tmp_path / "run" / LEASE_FILE).read_text()
+    path = tmp_path / "run" / LEASE_FILE
+    path.write_text("")  # created, bytes not yet written
+
+    def finish_write():
+        time.sleep(0.05)
+        path.write_text(record)
+
+    writer = threading.Thread(target=finish_write)
+    writer.start()
+    assert lease.read().run_id == "reader"
+    writer.join()
+    path.write_text('{"token": "abc", "run_')
+    with pytest.raises(LeaseUnreadable, match="not a lease record"):
+        lease.read()
 
 
 def test_the_trainer_finds_its_lease_from_the_environment_and_refuses_a_foreign_one(tmp_path):

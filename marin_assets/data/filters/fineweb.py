@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from marin_assets.core.recipes import Recipe
-from marin_assets.data.filters.text import TERMINAL_PUNCTUATION, find_duplicates, split_words
+from marin_assets.data.filters.text import TERMINAL_PUNCTUATION, TextView, find_duplicates
 
 
 class FineWebConfig(Recipe):
@@ -15,8 +15,10 @@ class FineWebConfig(Recipe):
     new_line_ratio: float = 0.3
 
 
-def check(text: str, cfg: FineWebConfig) -> str | None:
-    """The first failing rule's name, or None."""
+def check(text: str | TextView, cfg: FineWebConfig) -> str | None:
+    """The first failing rule's name, or None. A TextView shares its words with the other filters."""
+    view = text if isinstance(text, TextView) else TextView(text)
+    text = view.text
     lines = [line for line in text.split("\n") if line.strip() != ""]
     if not lines:
         return "empty"
@@ -27,7 +29,7 @@ def check(text: str, cfg: FineWebConfig) -> str | None:
         return "short_line_ratio"
     if find_duplicates(lines)[1] / len(text.replace("\n", "")) > cfg.char_duplicates_ratio:
         return "char_dup_ratio"
-    n_words = len(split_words(text))
+    n_words = len(view.words)
     if text.count("\n") / max(n_words, 1) > cfg.new_line_ratio:
         return "list_ratio"
     return None

@@ -28,6 +28,19 @@ class GopherRepetitionConfig(Recipe):
     dup_n_grams: dict[int, float] = {5: 0.15, 6: 0.14, 7: 0.13, 8: 0.12, 9: 0.11, 10: 0.10}
 
 
+def split_paragraphs(text: str) -> list[str]:
+    """_PARAGRAPH_RE.split(text); without three newlines in a row every break is exactly two (str.split)."""
+    return text.split("\n\n") if "\n\n\n" not in text else _PARAGRAPH_RE.split(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """_LINE_RE.split(text) with str.split: inner empty parts dropped, a leading or trailing one kept."""
+    parts = text.split("\n")
+    if len(parts) < 3:
+        return parts
+    return [parts[0], *filter(None, parts[1:-1]), parts[-1]]
+
+
 def _exceeds(value: float, threshold: float | None) -> bool:
     return threshold is not None and value > threshold
 
@@ -41,22 +54,45 @@ def top_ngram_chars(view: TextView, n: int) -> int:
     return int(view.ngram_char_lengths(n, separator=1)[first]) * int(top)
 
 
-def duplicated_ngram_chars(view: TextView, n: int) -> int:
-    """Characters in repeated n-grams, scanning left to right and skipping past each repeat."""
+def previous_occurrence(hashes: np.ndarray) -> np.ndarray:
+    """For each position, the last earlier position with the same hash (-1: none)."""
+    order = np.argsort(hashes, kind="stable")  # equal hashes stay in position order
+    same = hashes[order[1:]] == hashes[order[:-1]]
+    prev = np.full(len(hashes), -1, dtype=np.int64)
+    prev[order[1:][same]] = order[:-1][same]
+    return prev
+
+
+def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = None) -> int:
+    """Characters in repeated n-grams, scanning left to right and skipping past each repeat.
+
+    The scan (datatrove's find_all_duplicate) remembers the n-grams it visits; a repeat's n words
+    are skipped, so the n-grams starting inside it are never remembered. Only positions whose hash
+    occurred before can be repeats, so just those are visited, in order: one is a repeat when an
+    earlier occurrence was remembered (neither a repeat nor skipped). stop_above: return as soon as
+    the repeated characters exceed this fraction of the text (the rule has tripped).
+    """
     hashes = view.ngram_hashes(n)
-    if len(np.unique(hashes)) == len(hashes):
+    prev = previous_occurrence(hashes)
+    candidates = np.flatnonzero(prev >= 0).tolist()
+    if not candidates:
         return 0
-    lengths = view.ngram_char_lengths(n).tolist()
-    seen: set[int] = set()
+    prev_of, offsets = prev.tolist(), view.word_char_offsets
+    forgotten: set[int] = set()  # repeats and the positions their skips jumped over
     repeated = idx = 0
-    values = hashes.tolist()
-    while idx < len(values):
-        if values[idx] in seen:
-            repeated += lengths[idx]
-            idx += n
-        else:
-            seen.add(values[idx])
-            idx += 1
+    for pos in candidates:
+        if pos < idx:
+            continue
+        earlier = prev_of[pos]
+        while earlier >= 0 and earlier in forgotten:
+            earlier = prev_of[earlier]
+        if earlier < 0:
+            continue  # first remembered occurrence
+        repeated += int(offsets[pos + n] - offsets[pos])
+        forgotten.update(range(pos, pos + n))
+        idx = pos + n
+        if stop_above is not None and repeated / len(view.text) > stop_above:  # the test check() makes
+            break
     return repeated
 
 
@@ -65,14 +101,14 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
     text = view.text
     if not text:
         return "empty"
-    paragraphs = _PARAGRAPH_RE.split(text.strip())
+    paragraphs = split_paragraphs(text.strip())
     dup_paragraphs, dup_chars = find_duplicates(paragraphs)
     if _exceeds(dup_paragraphs / len(paragraphs), cfg.dup_para_frac):
         return "dup_para_frac"
     if _exceeds(dup_chars / len(text), cfg.dup_para_char_frac):
         return "dup_para_char_frac"
 
-    lines = _LINE_RE.split(text)
+    lines = split_lines(text)
     dup_lines, dup_chars = find_duplicates(lines)
     if _exceeds(dup_lines / len(lines), cfg.dup_line_frac):
         return "dup_line_frac"
@@ -88,7 +124,7 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
     for n, frac in cfg.dup_n_grams.items():
         if no_repeats_from is not None and n >= no_repeats_from:
             continue
-        repeated = duplicated_ngram_chars(view, n)
+        repeated = duplicated_ngram_chars(view, n, stop_above=frac)
         if repeated == 0:
             no_repeats_from = n
         elif repeated / len(text) > frac:

@@ -55,7 +55,7 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
         rule, value = trip if isinstance(trip, tuple) else (trip, None)
         reason = f"{name}:{rule}"
         if value is None:  # `text`: what this filter saw (after reflow and C4's lines)
-            value = measured_value(reason, text, settings)
+            value = measured_value(reason, text, settings, view if text == view.text else None)
         return FilterOutcome(reason, original, stats, value)
 
     if settings.gopher_repetition is not None:
@@ -72,8 +72,10 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
         rule, text = lines.rule, lines.text
         if rule:
             return rejected("c4", rule)
+        # no character removed: only blank lines and the lines' outer whitespace went, the words stay
+        view = view.rewrapped(text) if not lines.removed else TextView(text)
     if settings.fineweb is not None:
-        if rule := fineweb.check(text, settings.fineweb):
+        if rule := fineweb.check(view, settings.fineweb):
             return rejected("fineweb", rule)
     stats["kept_chars"] = len(text)
     return FilterOutcome(None, text, stats)

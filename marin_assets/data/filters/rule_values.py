@@ -85,15 +85,16 @@ MEASURES: dict[str, Callable[[TextView, object], float]] = {
 }  # fmt: skip
 
 
-def measured_value(rule: str, text: str, settings) -> float | None:
+def measured_value(rule: str, text: str, settings, view: TextView | None = None) -> float | None:
     """The value `rule` compared with its threshold on `text` (None: no measure known for the rule).
 
-    settings: the FilterSettings the filters ran with (a few measures depend on a parameter).
+    settings: the FilterSettings the filters ran with (a few measures depend on a parameter);
+    view: the filters' TextView of `text`, if there is one (its words are not split again).
     """
     measure = MEASURES.get(rule)
     if measure is None:
         return None
     try:
-        return measure(TextView(text), settings)
+        return measure(view if view is not None else TextView(text), settings)
     except (ValueError, ZeroDivisionError, IndexError):  # a degenerate text: show no value rather than fail
         return None

@@ -69,13 +69,30 @@ _SENTENCE_END_RE = re.compile(
 )
 
 
+# A chunk's words depend on the chunk alone, and chunks ("it.", "(see", "GPL-2") recur across documents:
+# splitting each distinct one once per process is what keeps word splitting cheap. Plain alphanumeric
+# chunks (most) are words as they are: a memo lookup would cost more. Bounded: cleared when full.
+_CHUNK_WORDS: dict[str, tuple[str, ...]] = {}
+_MEMO_MAX = 300_000
+
+
+def _chunk_words(chunk: str) -> tuple[str, ...]:
+    if len(_CHUNK_WORDS) >= _MEMO_MAX:
+        _CHUNK_WORDS.clear()
+    parts: list[str] = []
+    _split_chunk(chunk, parts)
+    words = _CHUNK_WORDS[chunk] = tuple(parts)
+    return words
+
+
 def split_words(text: str) -> list[str]:
     out: list[str] = []
+    memo = _CHUNK_WORDS
     for chunk in text.split():
         if chunk.isalnum():
             out.append(chunk)
         else:
-            _split_chunk(chunk, out)
+            out.extend(memo.get(chunk) or _chunk_words(chunk))
     return out
 
 
@@ -103,8 +120,19 @@ def find_duplicates(items: list[str]) -> tuple[int, int]:
     return dup_items, dup_chars
 
 
-_PUNCT_RUN_RE = re.compile("[" + re.escape("".join(sorted(PUNCTUATION))) + "]+")
-_LETTER_LINE_RE = re.compile(r"^[^\n]*?[^\W\d_]", re.MULTILINE)
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_NON_SYMBOL, _HAS_LETTER = 1, 2
+_WORD_CLASS: dict[str, int] = {}  # word -> _NON_SYMBOL | _HAS_LETTER bits, memoised like _CHUNK_WORDS
+
+
+def _word_class(word: str) -> int:
+    if len(_WORD_CLASS) >= _MEMO_MAX:
+        _WORD_CLASS.clear()
+    cls = _WORD_CLASS[word] = (_NON_SYMBOL if any(c not in PUNCTUATION for c in word) else 0) | (
+        _HAS_LETTER if _LETTER_RE.search(word) else 0)
+    return cls
+
+
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -113,6 +141,14 @@ class TextView:
 
     def __init__(self, text: str):
         self.text = text
+        self._ngram_cache: tuple[int, np.ndarray] | None = None  # the last (n, n-gram hashes) computed
+
+    def rewrapped(self, text: str) -> TextView:
+        """A view of `text`, which differs from this one's only in whitespace: same words, not split again."""
+        view = TextView(text)
+        if "words" in self.__dict__:
+            view.words = self.words
+        return view
 
     @cached_property
     def words(self) -> list[str]:
@@ -128,30 +164,47 @@ class TextView:
         return np.fromiter(map(hash, self.words), dtype=np.int64, count=len(self.words)).view(np.uint64)
 
     @cached_property
+    def word_classes(self) -> np.ndarray:
+        """Per word: _NON_SYMBOL (a character outside the punctuation set) | _HAS_LETTER (a letter)."""
+        classes = list(map(_WORD_CLASS.get, self.words))
+        if None in classes:
+            classes = [_word_class(w) if c is None else c for c, w in zip(classes, self.words)]
+        return np.array(classes, dtype=np.int8)
+
+    @cached_property
     def non_symbol_mask(self) -> np.ndarray:
         """Words with at least one character outside the punctuation set."""
-        stripped = _PUNCT_RUN_RE.sub("", "\n".join(self.words)).split("\n")
-        return np.fromiter(map(bool, stripped), dtype=bool, count=len(self.words))
+        return (self.word_classes & _NON_SYMBOL) != 0
 
     @cached_property
     def alpha_word_count(self) -> int:
         """Words containing at least one letter."""
-        return len(_LETTER_LINE_RE.findall("\n".join(self.words)))
+        return int(np.count_nonzero(self.word_classes & _HAS_LETTER))
+
+    @cached_property
+    def word_char_offsets(self) -> np.ndarray:
+        """Cumulative word lengths from 0: the words i..j-1 hold offsets[j] - offsets[i] characters."""
+        return np.concatenate(([0], np.cumsum(self.word_lengths)))
 
     def ngram_hashes(self, n: int) -> np.ndarray:
-        """Order-sensitive hash of each window of n words (len(words) - n + 1 values)."""
+        """Order-sensitive hash of each window of n words (len(words) - n + 1 values).
+
+        hash_n[i] = hash_(n-1)[i] * M + word_hash[i + n - 1]: each n extends the last one computed.
+        """
         h = self.word_hashes
-        m = len(h) - n + 1
-        if m <= 0:
+        if len(h) - n + 1 <= 0:
             return np.empty(0, dtype=np.uint64)
-        out = h[:m].copy()
+        k, out = self._ngram_cache if self._ngram_cache and self._ngram_cache[0] <= n else (1, h)
         with np.errstate(over="ignore"):
-            for k in range(1, n):
-                out = out * _HASH_MULTIPLIER + h[k : k + m]
+            while k < n:
+                k += 1
+                m = len(h) - k + 1
+                out = out[:m] * _HASH_MULTIPLIER + h[k - 1 : k - 1 + m]
+        self._ngram_cache = (n, out)
         return out
 
     def ngram_char_lengths(self, n: int, separator: int = 0) -> np.ndarray:
         """Characters of each window of n words joined by `separator` characters."""
-        csum = np.concatenate(([0], np.cumsum(self.word_lengths)))
-        m = len(self.words) - n + 1
+        csum = self.word_char_offsets
+        m = max(len(self.words) - n + 1, 0)
         return csum[n : n + m] - csum[:m] + separator * (n - 1)

@@ -19,8 +19,7 @@ import dagster as dg
 from marin_assets.core.storage import Storage
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.data.eval_sets import load_eval_sets
-from marin_assets.train import eval_set_texts
+from marin_assets.train.registered_eval_sets import prepare_registered_eval_sets
 from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.preflight import require_fits
@@ -65,7 +64,7 @@ def launch_on_tpu_slice(
     wandb_env = wandb_for_slice(storage, spec.run_name, paths.run_dir, resumed_from, keys)
     text = maxtext_yaml_text(keys)
     storage.fs.pipe(config_uri, text.encode())
-    eval_set_texts.prepare(storage, mixture_info, paths.run_dir, load_eval_sets().names)  # the lead pod evaluates them
+    prepare_registered_eval_sets(storage, mixture_info, paths.run_dir, context.log)  # the lead pod evaluates them
     started = time.monotonic()
     invocation = launcher.run(context=context, command=pod_command(), resources=spec.resources,
                               run_name=spec.run_name, output_uri=paths.base_output_directory,

@@ -1,0 +1,164 @@
+"""The fast per-document features (TextView, repetition fractions, normalisation) against plain references.
+
+Each reference is the straightforward implementation (word tuples in a set or Counter, one regex pass
+per step): the fast paths must give exactly the same values on the sample sources' real texts and on
+synthetic highly repetitive ones (where the repeat-skipping scan matters most).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+import unicodedata
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from marin_assets.data import normalize
+from marin_assets.data.extract import html_to_text
+from marin_assets.data.filters.gopher_repetition import (
+    duplicated_ngram_chars, split_lines, split_paragraphs, top_ngram_chars,
+)
+from marin_assets.data.filters.text import PUNCTUATION, TextView, _split_chunk, split_words
+from marin_assets.data.normalize import normalize_text
+from marin_assets.data.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources import load_sources
+
+
+def reference_duplicated_chars(words: list[str], n: int) -> int:
+    """datatrove's find_all_duplicate, with word tuples as the n-grams."""
+    seen, repeated, idx = set(), 0, 0
+    while idx < len(words) - n + 1:
+        gram = tuple(words[idx : idx + n])
+        if gram in seen:
+            repeated += sum(map(len, gram))
+            idx += n
+        else:
+            seen.add(gram)
+            idx += 1
+    return repeated
+
+
+def reference_top_chars(words: list[str], n: int) -> int:
+    """datatrove's find_top_duplicate: the most common n-gram (first seen on ties), joined by spaces."""
+    gram, count = Counter(tuple(words[i : i + n]) for i in range(len(words) - n + 1)).most_common(1)[0]
+    return len(" ".join(gram)) * count
+
+
+def reference_split_words(text: str) -> list[str]:
+    out: list[str] = []
+    for chunk in text.split():
+        if chunk.isalnum():
+            out.append(chunk)
+        else:
+            _split_chunk(chunk, out)
+    return out
+
+
+def reference_normalize(text: str) -> str:
+    text = unicodedata.normalize("NFC", text)
+    for pattern, repl in ((normalize._CONTROL_RE, ""), (normalize._LINE_BREAKS_RE, "\n"),
+                          (normalize._OTHER_SPACE_RE, " "), (normalize._INNER_SPACES_RE, " "),
+                          (normalize._LINE_END_RE, normalize._line_end)):  # fmt: skip
+        text = pattern.sub(repl, text)
+    return text.strip()
+
+
+@cache
+def real_texts() -> tuple[str, ...]:
+    """The sample sources' documents as the filters see them (extracted, normalised)."""
+    texts = []
+    for spec in load_sources().sources:
+        for path in list_source_files(spec):
+            for rec in read_file(path, spec):
+                if isinstance(rec, RawRecord):
+                    raw = html_to_text(rec.content) if rec.content_type == "html" else rec.content
+                    texts.append(normalize_text(raw))
+    return tuple(t for t in texts if t)
+
+
+def repetitive_texts(count: int = 60) -> list[str]:
+    """Documents made of a few phrases repeated with small changes: many overlapping repeats."""
+    rng = random.Random(7)
+    vocab = "the a river mill of and to in stone water, grain. it's (see) U.S. well-known 3.14".split()
+    texts = []
+    for _ in range(count):
+        phrases = [" ".join(rng.choices(vocab, k=rng.randint(2, 12))) for _ in range(rng.randint(1, 6))]
+        texts.append("\n".join(" ".join(rng.choices(phrases, k=rng.randint(1, 4))) for _ in range(rng.randint(5, 80))))
+    return texts
+
+
+def test_real_texts_are_many():
+    assert len(real_texts()) >= 50
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_repetition_fractions_equal_the_reference(kind):
+    texts = real_texts()[:300] if kind == "real" else repetitive_texts()
+    checked = 0
+    for text in texts:
+        view = TextView(text)
+        assert view.words == reference_split_words(text)
+        for n in (2, 3, 4):
+            if len(view.words) >= n:
+                assert top_ngram_chars(view, n) == reference_top_chars(view.words, n), (n, text[:80])
+        for n in range(5, 11):
+            expected = reference_duplicated_chars(view.words, n)
+            assert duplicated_ngram_chars(view, n) == expected, (n, text[:80])
+            checked += expected > 0
+            # stopping early keeps the decision: above the fraction exactly when the full count is
+            for frac in (0.05, 0.15):
+                early = duplicated_ngram_chars(view, n, stop_above=frac)
+                assert early <= expected and (early / len(text) > frac) == (expected / len(text) > frac)
+    assert checked > 0  # some texts do repeat n-grams
+
+
+def test_word_classes_equal_the_reference():
+    letter = re.compile(r"[^\W\d_]")
+    for text in real_texts()[:200] + tuple(repetitive_texts(10)):
+        view = TextView(text)
+        assert view.non_symbol_mask.tolist() == [any(c not in PUNCTUATION for c in w) for w in view.words]
+        assert view.alpha_word_count == sum(1 for w in view.words if letter.search(w))
+
+
+def test_split_words_memo_is_bounded_and_stays_correct(monkeypatch):
+    from marin_assets.data.filters import text as text_module
+
+    monkeypatch.setattr(text_module, "_MEMO_MAX", 5)
+    sample = "It's (well-known), see http://x.org/a. Mail a@b.org! 3.14 U.S. GPL-2 (again), and again."
+    assert split_words(sample) == split_words(sample) == reference_split_words(sample)
+    assert len(text_module._CHUNK_WORDS) <= 5
+
+
+def test_rewrapped_view_shares_words_only_when_text_differs_in_whitespace():
+    view = TextView("one two,\n\nthree (four)")
+    assert view.rewrapped(" one  two,\nthree (four) ").words == view.words
+
+
+def test_paragraph_and_line_splits_equal_the_regexes():
+    rng = random.Random(5)
+    pieces = ["a", "b c", "\n", "\n\n", "\n\n\n", " "]
+    synthetic = ["".join(rng.choices(pieces, k=rng.randint(0, 12))) for _ in range(3000)]
+    for text in list(real_texts()) + synthetic:
+        assert split_paragraphs(text) == re.split(r"\n{2,}", text), repr(text)
+        assert split_lines(text) == re.split(r"\n+", text), repr(text)
+
+
+def test_normalize_fast_paths_equal_the_reference():
+    rng = random.Random(3)
+    pieces = ["word", " ", "  ", "\n", "\n\n\n", " \n", "\t", "\r\n", "\r", "\u00a0", "\u2028", "\x00", "\u200b",
+              "e\u0301", "\x85", "\ufeff", "x", "."]  # fmt: skip
+    synthetic = ["".join(rng.choices(pieces, k=rng.randint(1, 40))) for _ in range(2000)]
+    for text in list(real_texts()) + synthetic:
+        assert normalize_text(text) == reference_normalize(text), repr(text[:80])
+
+
+def test_every_character_the_first_normalisation_steps_replace_is_unprintable():
+    """normalize_text skips those steps for printable texts: that is right only if this holds."""
+    patterns = (normalize._CONTROL_RE, normalize._LINE_BREAKS_RE, normalize._OTHER_SPACE_RE)
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if char != "\n" and char.isprintable():
+            assert not any(p.search(char) for p in patterns), hex(code)
