@@ -1,222 +1,174 @@
-"""Near dedup: our MinHash LSH vs datasketch MinHashLSH, one process each, same documents and parameters.
+"""Near dedup at equal cores: our Spark job path vs datasketch MinHashLSH over a process pool, two corpora.
 
-Word 5-grams of the lower-cased text, 112 permutations, 14 bands x 8 rows, seed 1. Both sides start
-from the same in-memory documents and end with the same decision rule: candidate pairs (documents
-sharing a band) are clustered with union-find and all but the smallest id of a cluster are removed.
-Ours: MinHasher.signatures + band_key_matrix on batches (what the Spark job's mapInArrow runs),
-lsh_star_edges (the edges near_duplicates builds in Spark) and cluster_representatives.
-Peer: datasketch MinHash(update_batch, permutations shared across documents) + MinHashLSH query +
-insert per document.
+Word 5-grams of the lower-cased text, 112 permutations, 14 bands x 8 rows, seed 1, on the same
+documents, with the same output work on every side: the set of removed ids (candidate pairs, i.e.
+documents sharing a band, clustered with union-find; all but the smallest id of a cluster removed).
+
+Main figure, N cores each (--cores, default: the machine's): ours is the Spark job's path (what the
+cleaning job runs: Spark local[N] reads the JSONL files, mapInArrow band keys, near_duplicates builds
+the components in Spark; the removed ids are collected here only to compare); the peer computes
+datasketch MinHash signatures over shards in a ProcessPoolExecutor of N processes (the parallel
+part), then MinHashLSH insert + query and the union-find rule in the parent. Secondary, one core
+each: ours in process (MinHasher + band keys + lsh_star_edges) vs datasketch in one process. Both
+printed with benchmarks/harness.py (median and range of --repeat rounds, cores, load average).
 
 Decisions. The hash functions differ (datasketch: SHA-1 per shingle and 61-bit Mersenne affine
-permutations; ours: numpy polynomial hashes and 32-bit affine permutations), so a handful of
-borderline pairs can fall differently; the script prints the agreement. The decision rule itself is
-checked to be identical: our LSH and clustering run on datasketch's own signatures must flag exactly
-the documents datasketch flags (and find exactly its candidate pairs). With --spark it also runs the
-Spark job's path (local[2], from the files) against the same datasketch figure, and checks it
-removes exactly what ours removed.
+permutations; ours: numpy polynomial hashes and 32-bit affine permutations), so a few borderline pairs
+fall differently: the pair agreement is printed (target >= 0.95). Checked exactly: our LSH + clustering
+on datasketch's own signatures flags what datasketch flags; the Spark path removes what ours in process
+removes; the pool removes what one datasketch process removes. Precision / recall of the candidate
+pairs against exact Jaccard (>= --threshold) on --quality-docs documents per corpus.
 
-Precision and recall: on a second corpus (--quality-docs, default 4,000) every pair's exact Jaccard
-of 5-gram shingle sets is computed (sparse matrix products); pairs at or above --threshold are the
-ground truth, and each side's candidate pairs are scored against it.
+Corpora, each with its own table and ratio: the project's (benchmarks/corpus.py: sample-source
+paragraphs, 10% exact + 10% near duplicates) and one built like the peer corpus of the notes
+(benchmarks/make_bench_corpus.py: Debian docs, same planted shares; its text/*.jsonl, first --docs).
 
-    .venv/bin/python benchmarks/bench_near_dedup.py [--docs 30000] [--workdir /tmp/bench_dedup] [--spark]
-                                                    [--quality-docs 4000] [--threshold 0.7]
+    .venv/bin/python benchmarks/bench_near_dedup.py [--docs 30000] [--repeat 3] [--cores N]
+        [--debian-corpus /tmp/marin_bench_corpus-10000 | --debian-corpus ''] [--quality-docs 4000]
+        [--threshold 0.7] [--workdir /tmp/bench_dedup]
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import shutil
 import sys
-import time
-from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
 from corpus import build_corpus  # noqa: E402
+from dedup_sides import (  # noqa: E402
+    BANDS,
+    NUM_PERM,
+    ROWS,
+    SHINGLE,
+    DatasketchPool,
+    bucket_pairs,
+    check_same_rule,
+    print_precision_recall,
+    run_datasketch,
+    run_ours,
+)
 
-from marin_assets.data.dedup import MinHasher, band_key_matrix, cluster_representatives, lsh_star_edges  # noqa: E402
-
-NUM_PERM, BANDS, ROWS, SHINGLE, SEED = 112, 14, 8, 5, 1
-BATCH = 10_000  # Spark's default Arrow batch size (spark.sql.execution.arrow.maxRecordsPerBatch)
-
-
-def near_dedup(ids: list[str], band_key_rows: np.ndarray) -> set[str]:
-    """Removed ids, from one row of band keys per id (rows in id order)."""
-    edges = lsh_star_edges(band_key_rows)
-    return set(cluster_representatives((ids[rep], ids[member]) for rep, member in edges.tolist()))
-
-
-def run_ours(docs: list[dict]) -> tuple[float, set[str], list[str], np.ndarray]:
-    start = time.perf_counter()
-    docs = sorted(docs, key=lambda d: d["id"])
-    hasher = MinHasher(NUM_PERM, SHINGLE, SEED)
-    ids, keys = [], []
-    for lo in range(0, len(docs), BATCH):
-        batch = docs[lo : lo + BATCH]
-        signatures, has_words = hasher.signatures([d["text"] for d in batch])
-        keys.append(band_key_matrix(signatures[has_words], BANDS, ROWS))
-        ids.extend(d["id"] for d, words in zip(batch, has_words) if words)
-    band_key_rows = np.concatenate(keys)
-    removed = near_dedup(ids, band_key_rows)
-    return time.perf_counter() - start, removed, ids, band_key_rows
+TARGET_RATIO = 3
+TARGET_AGREEMENT = 0.95
 
 
-def run_datasketch(docs: list[dict]) -> tuple[float, set[str], set[tuple[str, str]], dict]:
-    from datasketch import MinHash, MinHashLSH
-
-    start = time.perf_counter()
-    lsh = MinHashLSH(num_perm=NUM_PERM, params=(BANDS, ROWS))
-    template = MinHash(num_perm=NUM_PERM, seed=SEED)  # its permutations are reused, as datasketch advises
-    pairs, signatures = set(), {}
-    for doc in docs:
-        words = doc["text"].lower().split()
-        grams = {" ".join(gram) for gram in zip(*(words[i:] for i in range(SHINGLE)))} or {" ".join(words)}
-        mh = MinHash(num_perm=NUM_PERM, seed=SEED, permutations=template.permutations, scheme=template.scheme)
-        mh.update_batch([gram.encode() for gram in grams])
-        for other in lsh.query(mh):
-            pairs.add(tuple(sorted((doc["id"], other))))
-        lsh.insert(doc["id"], mh)
-        signatures[doc["id"]] = mh.hashvalues
-    removed = set(cluster_representatives(pairs))
-    return time.perf_counter() - start, removed, pairs, signatures
+def read_jsonl(folder: Path) -> list[dict]:
+    return [json.loads(line) for path in sorted(folder.glob("*.jsonl")) for line in open(path)]
 
 
-def bucket_pairs(ids: list[str], band_key_rows: np.ndarray) -> set[tuple[str, str]]:
-    """All candidate pairs (documents sharing a band key), for the agreement only (not timed)."""
-    buckets = defaultdict(list)
-    for doc_id, keys in zip(ids, band_key_rows.tolist()):
-        for band, key in enumerate(keys):
-            buckets[band, key].append(doc_id)
-    return {pair for members in buckets.values() for pair in itertools.combinations(sorted(members), 2)}
+def project_corpus(n_docs: int, workdir: Path) -> tuple[list[dict], set[str]]:
+    docs = build_corpus(n_docs, workdir)
+    return docs, {d["id"] for d in docs if not d["id"].startswith("doc-")}
 
 
-def check_same_rule(peer_removed, peer_pairs, peer_signatures) -> None:
-    """Our LSH + clustering on datasketch's signatures must reproduce datasketch's decisions exactly."""
-    ids = sorted(peer_signatures)
-    rows = band_key_matrix(np.stack([peer_signatures[i] for i in ids]), BANDS, ROWS)
-    same_removed = near_dedup(ids, rows) == peer_removed
-    same_pairs = bucket_pairs(ids, rows) == peer_pairs
-    print(f"same rule: ours on datasketch's signatures removes the same documents: {same_removed}, "
-          f"finds the same candidate pairs: {same_pairs}")  # fmt: skip
-    if not (same_removed and same_pairs):
-        raise SystemExit("decision rule differs from datasketch's")
+def debian_corpus(source: Path, n_docs: int, workdir: Path, n_files: int = 8) -> tuple[list[dict], set[str]]:
+    """The first n_docs plain-text documents of a make_bench_corpus.py build, rewritten as (id, text) shards
+    for Spark; planted duplicates whose original is among them."""
+    docs = [{"id": d["id"], "text": d["text"]} for d in read_jsonl(source / "text")][:n_docs]
+    if not docs:
+        raise SystemExit(f"no documents under {source}/text: build it with benchmarks/make_bench_corpus.py")
+    workdir.mkdir(parents=True, exist_ok=True)
+    for i in range(n_files):
+        with open(workdir / f"part-{i:03d}.jsonl", "w") as f:
+            f.writelines(json.dumps(doc) + "\n" for doc in docs[i::n_files])
+    ids = {d["id"] for d in docs}
+    planted = [json.loads(line) for line in open(source / "planted_duplicates.jsonl")]
+    return docs, {p["id"] for p in planted if p["id"] in ids and p["of"] in ids}
 
 
-def exact_truth(docs: list[dict], threshold: float) -> set[tuple[str, str]]:
-    """Every pair with exact Jaccard >= threshold of the 5-gram shingle sets (all pairs, sparse products)."""
-    from scipy import sparse
+def spark_session(cores: int):
+    from marin_assets.resources.spark import SparkResource
 
-    from marin_assets.data.dedup_precision import shingle_set
-
-    ids = sorted(d["id"] for d in docs)
-    text = {d["id"]: d["text"] for d in docs}
-    vocab: dict[tuple, int] = {}
-    rows, cols = [], []
-    for r, doc_id in enumerate(ids):
-        for shingle in shingle_set(text[doc_id], SHINGLE):
-            rows.append(r)
-            cols.append(vocab.setdefault(shingle, len(vocab)))
-    a = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(ids), len(vocab)))
-    sizes = np.asarray(a.sum(axis=1)).ravel()
-    truth = set()
-    for lo in range(0, len(ids), 500):  # blocks of rows: a dense 500 x N intersection matrix at a time
-        inter = (a[lo : lo + 500] @ a.T).toarray()
-        union = sizes[lo : lo + 500, None] + sizes[None, :] - inter
-        for i, j in zip(*np.nonzero(inter >= threshold * np.maximum(union, 1))):
-            if lo + i < j:
-                truth.add((ids[lo + i], ids[j]))
-    return truth
+    conf = {"spark.driver.memory": "4g", "spark.ui.showConsoleProgress": "false"}
+    spark = SparkResource(master=f"local[{cores}]", conf=conf).get_session()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
 
 
-def precision_recall(name: str, pairs: set[tuple[str, str]], truth: set[tuple[str, str]]) -> None:
-    hit = len(pairs & truth)
-    print(f"  {name:<28} precision {hit / max(1, len(pairs)):.4f}  recall {hit / max(1, len(truth)):.4f}  "
-          f"({len(pairs):,} candidate pairs, {len(truth):,} true pairs)")  # fmt: skip
-
-
-def run_quality(docs: int, workdir: Path, threshold: float) -> None:
-    """Precision and recall of the candidate pairs against exact-Jaccard ground truth (a smaller corpus)."""
-    build_corpus(docs, workdir / "quality_corpus", seed=1)
-    corpus = [json.loads(line) for path in sorted((workdir / "quality_corpus").glob("*.jsonl")) for line in open(path)]
-    truth = exact_truth(corpus, threshold)
-    _, _, ids, band_key_rows = run_ours(corpus)
-    _, _, peer_pairs, _ = run_datasketch(corpus)
-    print(f"candidate pairs vs exact Jaccard >= {threshold} on {len(corpus):,} documents (all pairs compared):")
-    precision_recall("ours (14 bands x 8 rows)", bucket_pairs(ids, band_key_rows), truth)
-    precision_recall("datasketch (14 x 8)", {tuple(sorted(p)) for p in peer_pairs}, truth)
-
-
-def run_spark(corpus: Path, expected_removed: set[str], peer_rate: float) -> None:
-    """The Spark job's path (mapInArrow band keys, near_duplicates: components in Spark), local[2]; must remove
-    the same ids (collected here to compare; the job itself never collects them).
-
-    It starts from the JSONL files (Spark reads them), so it also pays for parsing and Arrow transfer.
-    """
+def spark_runner(spark, corpus: Path):
+    """A function that runs the Spark job's dedup path on the corpus files and returns the removed ids."""
     from marin_assets.data.cleaning_job import near_duplicates
     from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
     from marin_assets.data.cleaning_rows import lsh_band_batches
-    from marin_assets.resources.spark import SparkResource
 
     recipe = CleaningRecipe(dedup=DedupSettings(num_perm=NUM_PERM, bands=BANDS, rows=ROWS, shingle_size=SHINGLE))
-    spark = SparkResource(master="local[2]", conf={"spark.driver.memory": "4g"}).get_session()
-    spark.sparkContext.setLogLevel("ERROR")
     docs = spark.read.schema("id string, text string").json(str(corpus))
-    def near_duplicate_ids(frame) -> list[str]:
-        return [r["member"] for r in near_duplicates(frame).collect()]
 
-    near_duplicate_ids(docs.limit(500).mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>"))  # warm-up
-    start = time.perf_counter()
-    removed = near_duplicate_ids(docs.mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>"))
-    elapsed = time.perf_counter() - start
-    rate = docs.count() / elapsed
-    print(f"Spark job path (local[2], from files) {rate:8,.0f} docs/s ({elapsed:.1f} s); "
-          f"ratio to datasketch {rate / peer_rate:.2f}x; removes the same documents as ours: "
-          f"{set(removed) == expected_removed}")  # fmt: skip
+    def run(frame=docs) -> set[str]:
+        bands = frame.mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>")
+        return {r["member"] for r in near_duplicates(bands).collect()}
+
+    run(docs.limit(500))  # warm-up (not measured): Python workers and their imports
+    return run
+
+
+def bench(name: str, docs: list[dict], planted: set[str], run_spark, pool: DatasketchPool, args) -> float:
+    n, cores = len(docs), args.cores
+    print(f"\n#### corpus: {name}, {n:,} documents, {sum(len(d['text'].encode()) for d in docs) / 1e6:.1f} MB, "
+          f"{len(planted):,} planted duplicates")  # fmt: skip
+    spark_side = harness.Side(f"marin Spark local[{cores}]", cores=cores)
+    pool_side = harness.Side(f"datasketch {cores} proc", cores=cores)
+    ours_side, peer_side = harness.Side("marin in process", cores=1), harness.Side("datasketch 1 proc", cores=1)
+    for _ in range(args.repeat):
+        spark_side.time(run_spark, units=n)
+        pool_side.time(lambda: pool(docs), units=n)
+        ours_side.time(lambda: run_ours(docs), units=n)
+        peer_side.time(lambda: run_datasketch(docs), units=n)
+    (ours_removed, ids, band_key_rows), (peer_removed, peer_pairs, peer_signatures) = ours_side.last, peer_side.last
+    ours_pairs = bucket_pairs(ids, band_key_rows)
+    print(f"removed: ours {len(ours_removed):,}, datasketch {len(peer_removed):,}; candidate pairs: ours "
+          f"{len(ours_pairs):,}, datasketch {len(peer_pairs):,}")  # fmt: skip
+    differ = ours_removed ^ peer_removed
+    print(f"removed documents: {len(differ)} of {n:,} decided differently (agreement {1 - len(differ) / n:.5f}); "
+          f"Jaccard of removed sets {len(ours_removed & peer_removed) / max(1, len(ours_removed | peer_removed)):.5f}")  # fmt: skip
+    agreement = len(ours_pairs & peer_pairs) / max(1, len(ours_pairs | peer_pairs))
+    met = "met" if agreement >= TARGET_AGREEMENT else "NOT met"
+    print(f"pair agreement (Jaccard of candidate-pair sets) {agreement:.4f}  (target >= {TARGET_AGREEMENT}: {met})")
+    if planted:
+        print(f"planted duplicates removed: ours {len(planted & ours_removed) / len(planted):.4f}, "
+              f"datasketch {len(planted & peer_removed) / len(planted):.4f}")  # fmt: skip
+    check_same_rule(peer_removed, peer_pairs, peer_signatures)
+    same_spark, same_pool = spark_side.last == ours_removed, pool_side.last[0] == peer_removed
+    print(f"Spark path removes the same documents as ours in process: {same_spark}; "
+          f"datasketch pool the same as one datasketch process: {same_pool}")  # fmt: skip
+    if not (same_spark and same_pool):
+        raise SystemExit("a parallel path decided differently from its one-process counterpart")
+    if args.quality_docs:
+        quality = build_corpus(args.quality_docs, args.workdir / "quality", seed=1) if name == "project" else docs
+        print_precision_recall(quality[: args.quality_docs], args.threshold)
+    ratio = harness.report(f"near dedup, {name} corpus, Spark path at {cores} cores", spark_side, pool_side,
+                           unit="docs/s", target=TARGET_RATIO)  # fmt: skip
+    harness.report(f"near dedup, {name} corpus, in process, one core each", ours_side, peer_side, unit="docs/s")
+    return ratio
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--docs", type=int, default=30_000)
+    parser.add_argument("--docs", type=int, default=30_000, help="documents per corpus")
+    parser.add_argument("--repeat", type=int, default=harness.MIN_REPEATS, help="timed rounds per side")
+    parser.add_argument("--cores", type=int, default=harness.machine_cores(), help="cores given to each side")
+    parser.add_argument("--debian-corpus", default="/tmp/marin_bench_corpus-10000",
+                        help="a make_bench_corpus.py build ('' to skip that corpus)")  # fmt: skip
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_dedup"))
-    parser.add_argument("--spark", action="store_true", help="also time the Spark job path (local[2])")
-    parser.add_argument("--quality-docs", type=int, default=4000, help="corpus size for precision / recall (0: skip)")
+    parser.add_argument("--quality-docs", type=int, default=4000, help="documents for precision / recall (0: skip)")
     parser.add_argument("--threshold", type=float, default=0.7, help="exact Jaccard of a true near duplicate")
     args = parser.parse_args()
     shutil.rmtree(args.workdir, ignore_errors=True)
-    build_corpus(args.docs, args.workdir / "corpus")
-    docs = [json.loads(line) for path in sorted((args.workdir / "corpus").glob("*.jsonl")) for line in open(path)]
-    print(f"corpus: {len(docs):,} documents (20% exact or near duplicates); one process each side")
-
-    ours_s, ours_removed, ids, band_key_rows = run_ours(docs)
-    peer_s, peer_removed, peer_pairs, peer_signatures = run_datasketch(docs)
-    ours_pairs = bucket_pairs(ids, band_key_rows)
-    all_ids = [d["id"] for d in docs]
-    planted = {i for i in all_ids if not i.startswith("doc-")}
-    ours_rate, peer_rate = len(docs) / ours_s, len(docs) / peer_s
-    print(f"ours (MinHasher, numpy)   {ours_rate:10,.0f} docs/s  ({ours_s:.1f} s, {len(ours_pairs):,} pairs, "
-          f"{len(ours_removed):,} removed)")  # fmt: skip
-    print(f"datasketch MinHashLSH     {peer_rate:10,.0f} docs/s  ({peer_s:.1f} s, {len(peer_pairs):,} pairs, "
-          f"{len(peer_removed):,} removed)")  # fmt: skip
-    print(f"ratio ours/datasketch     {ours_rate / peer_rate:10.2f}x   (target >= 3x)")
-    differ = ours_removed ^ peer_removed
-    print(f"removed documents: {len(differ)} of {len(docs):,} decided differently "
-          f"(agreement {1 - len(differ) / len(docs):.5f}); Jaccard of removed sets "
-          f"{len(ours_removed & peer_removed) / max(1, len(ours_removed | peer_removed)):.5f}")  # fmt: skip
-    print(f"candidate-pair agreement (Jaccard of pair sets) "
-          f"{len(ours_pairs & peer_pairs) / max(1, len(ours_pairs | peer_pairs)):.4f}   (target >= 0.95)")  # fmt: skip
-    print(f"planted duplicates removed: ours {len(planted & ours_removed) / len(planted):.4f}, "
-          f"datasketch {len(planted & peer_removed) / len(planted):.4f}")  # fmt: skip
-    check_same_rule(peer_removed, peer_pairs, peer_signatures)
-    if args.quality_docs:
-        run_quality(args.quality_docs, args.workdir, args.threshold)
-    if args.spark:
-        run_spark(args.workdir / "corpus", ours_removed, peer_rate)
+    corpora = {"project": project_corpus(args.docs, args.workdir / "project")}
+    if args.debian_corpus:
+        corpora["debian"] = debian_corpus(Path(args.debian_corpus), args.docs, args.workdir / "debian")
+    spark, pool = spark_session(args.cores), DatasketchPool(args.cores)
+    try:
+        ratios = {name: bench(name, docs, planted, spark_runner(spark, args.workdir / name), pool, args)
+                  for name, (docs, planted) in corpora.items()}  # fmt: skip
+    finally:
+        pool.close()
+    print("\nSpark path / datasketch at equal cores: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items())
+          + f"  (target >= {TARGET_RATIO}x)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,0 +1,162 @@
+"""The sides of bench_near_dedup.py (ours in process, datasketch in one process or a process pool) and its
+quality measures (pair agreement, the same-rule check, precision / recall against exact Jaccard).
+
+Every side ends with the same decision rule: candidate pairs (documents sharing a band) are clustered
+with union-find and all but the smallest id of a cluster are removed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+
+import numpy as np
+from datasketch import LeanMinHash, MinHash, MinHashLSH
+
+from marin_assets.data.dedup import MinHasher, band_key_matrix, cluster_representatives, lsh_star_edges
+
+NUM_PERM, BANDS, ROWS, SHINGLE, SEED = 112, 14, 8, 5, 1
+BATCH = 10_000  # Spark's default Arrow batch size (spark.sql.execution.arrow.maxRecordsPerBatch)
+SHARDS_PER_PROCESS = 4  # a few shards per process, so one slow shard does not leave a core idle
+
+
+def near_dedup(ids: list[str], band_key_rows: np.ndarray) -> set[str]:
+    """Removed ids, from one row of band keys per id (rows in id order)."""
+    edges = lsh_star_edges(band_key_rows)
+    return set(cluster_representatives((ids[rep], ids[member]) for rep, member in edges.tolist()))
+
+
+def run_ours(docs: list[dict]) -> tuple[set[str], list[str], np.ndarray]:
+    """Ours in process: MinHasher.signatures + band_key_matrix on batches (what the Spark job's mapInArrow
+    runs), lsh_star_edges (the edges near_duplicates builds in Spark) and cluster_representatives."""
+    docs = sorted(docs, key=lambda d: d["id"])
+    hasher = MinHasher(NUM_PERM, SHINGLE, SEED)
+    ids, keys = [], []
+    for lo in range(0, len(docs), BATCH):
+        batch = docs[lo : lo + BATCH]
+        signatures, has_words = hasher.signatures([d["text"] for d in batch])
+        keys.append(band_key_matrix(signatures[has_words], BANDS, ROWS))
+        ids.extend(d["id"] for d, words in zip(batch, has_words) if words)
+    band_key_rows = np.concatenate(keys)
+    return near_dedup(ids, band_key_rows), ids, band_key_rows
+
+
+@lru_cache(maxsize=1)
+def _template() -> MinHash:
+    return MinHash(num_perm=NUM_PERM, seed=SEED)  # its permutations are reused, as datasketch advises
+
+
+def datasketch_signatures(texts: list[str]) -> np.ndarray:
+    """datasketch MinHash hashvalues of word 5-grams of the lower-cased texts, one row per text."""
+    template = _template()
+    rows = np.empty((len(texts), NUM_PERM), dtype=np.uint64)
+    for r, text in enumerate(texts):
+        words = text.lower().split()
+        grams = {" ".join(gram) for gram in zip(*(words[i:] for i in range(SHINGLE)))} or {" ".join(words)}
+        mh = MinHash(num_perm=NUM_PERM, seed=SEED, permutations=template.permutations, scheme=template.scheme)
+        mh.update_batch([gram.encode() for gram in grams])
+        rows[r] = mh.hashvalues
+    return rows
+
+
+def datasketch_decisions(ids: list[str], signatures: np.ndarray) -> tuple[set[str], set[tuple[str, str]]]:
+    """MinHashLSH query + insert per document, then the union-find rule: (removed ids, candidate pairs)."""
+    lsh = MinHashLSH(num_perm=NUM_PERM, params=(BANDS, ROWS))
+    scheme, pairs = _template().scheme, set()
+    for doc_id, row in zip(ids, signatures):
+        mh = LeanMinHash(seed=SEED, hashvalues=row, scheme=scheme)
+        for other in lsh.query(mh):
+            pairs.add(tuple(sorted((doc_id, other))))
+        lsh.insert(doc_id, mh)
+    return set(cluster_representatives(pairs)), pairs
+
+
+def run_datasketch(docs: list[dict]) -> tuple[set[str], set[tuple[str, str]], dict]:
+    """datasketch in one process: (removed, candidate pairs, signature per id)."""
+    ids = [d["id"] for d in docs]
+    signatures = datasketch_signatures([d["text"] for d in docs])
+    return *datasketch_decisions(ids, signatures), dict(zip(ids, signatures))
+
+
+class DatasketchPool:
+    """datasketch at N cores, as a user would run it: MinHash signatures (the parallel part) over shards in
+    a ProcessPoolExecutor of N processes, then MinHashLSH and the union-find rule in the parent."""
+
+    def __init__(self, processes: int):
+        self.processes = processes
+        # forkserver: the parent may hold a Spark JVM gateway's threads, which fork does not copy safely.
+        self.pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("forkserver"))
+        list(self.pool.map(datasketch_signatures, [["warm up the workers"]] * processes * 2))  # not measured
+
+    def __call__(self, docs: list[dict]) -> tuple[set[str], set[tuple[str, str]], dict]:
+        ids, texts = [d["id"] for d in docs], [d["text"] for d in docs]
+        step = max(1, -(-len(texts) // (self.processes * SHARDS_PER_PROCESS)))
+        shards = [texts[lo : lo + step] for lo in range(0, len(texts), step)]
+        signatures = np.concatenate(list(self.pool.map(datasketch_signatures, shards)))
+        return *datasketch_decisions(ids, signatures), dict(zip(ids, signatures))
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+
+def bucket_pairs(ids: list[str], band_key_rows: np.ndarray) -> set[tuple[str, str]]:
+    """All candidate pairs (documents sharing a band key), for the agreement only (not timed)."""
+    buckets = defaultdict(list)
+    for doc_id, keys in zip(ids, band_key_rows.tolist()):
+        for band, key in enumerate(keys):
+            buckets[band, key].append(doc_id)
+    return {pair for members in buckets.values() for pair in itertools.combinations(sorted(members), 2)}
+
+
+def check_same_rule(peer_removed, peer_pairs, peer_signatures) -> None:
+    """Our LSH + clustering on datasketch's signatures must reproduce datasketch's decisions exactly."""
+    ids = sorted(peer_signatures)
+    rows = band_key_matrix(np.stack([peer_signatures[i] for i in ids]), BANDS, ROWS)
+    same_removed = near_dedup(ids, rows) == peer_removed
+    same_pairs = bucket_pairs(ids, rows) == peer_pairs
+    print(f"same rule: ours on datasketch's signatures removes the same documents: {same_removed}, "
+          f"finds the same candidate pairs: {same_pairs}")  # fmt: skip
+    if not (same_removed and same_pairs):
+        raise SystemExit("decision rule differs from datasketch's")
+
+
+def exact_truth(docs: list[dict], threshold: float) -> set[tuple[str, str]]:
+    """Every pair with exact Jaccard >= threshold of the 5-gram shingle sets (all pairs, sparse products)."""
+    from scipy import sparse
+
+    from marin_assets.data.dedup_precision import shingle_set
+
+    ids = sorted(d["id"] for d in docs)
+    text = {d["id"]: d["text"] for d in docs}
+    vocab: dict[tuple, int] = {}
+    rows, cols = [], []
+    for r, doc_id in enumerate(ids):
+        for shingle in shingle_set(text[doc_id], SHINGLE):
+            rows.append(r)
+            cols.append(vocab.setdefault(shingle, len(vocab)))
+    a = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(ids), len(vocab)))
+    sizes = np.asarray(a.sum(axis=1)).ravel()
+    truth = set()
+    for lo in range(0, len(ids), 500):  # blocks of rows: a dense 500 x N intersection matrix at a time
+        inter = (a[lo : lo + 500] @ a.T).toarray()
+        union = sizes[lo : lo + 500, None] + sizes[None, :] - inter
+        for i, j in zip(*np.nonzero(inter >= threshold * np.maximum(union, 1))):
+            if lo + i < j:
+                truth.add((ids[lo + i], ids[j]))
+    return truth
+
+
+def print_precision_recall(corpus: list[dict], threshold: float) -> None:
+    """Each side's candidate pairs scored against exact-Jaccard ground truth (all pairs compared)."""
+    truth = exact_truth(corpus, threshold)
+    _, ids, band_key_rows = run_ours(corpus)
+    _, peer_pairs, _ = run_datasketch(corpus)
+    print(f"candidate pairs vs exact Jaccard >= {threshold} on {len(corpus):,} documents (all pairs compared):")
+    for name, pairs in (("ours (14 bands x 8 rows)", bucket_pairs(ids, band_key_rows)),
+                        ("datasketch (14 x 8)", peer_pairs)):  # fmt: skip
+        hit = len(pairs & truth)
+        print(f"  {name:<28} precision {hit / max(1, len(pairs)):.4f}  recall {hit / max(1, len(truth)):.4f}  "
+              f"({len(pairs):,} candidate pairs, {len(truth):,} true pairs)")  # fmt: skip

@@ -1,0 +1,51 @@
+"""bench_near_dedup's sides: the datasketch pool decides like one datasketch process, the decision rule is
+datasketch's own, and the Debian corpus keeps only planted duplicates whose original it holds."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import bench_near_dedup  # noqa: E402
+import dedup_sides  # noqa: E402
+
+BASE = "the quick brown fox jumps over the lazy dog while a small river runs past an old mill "
+
+
+def _docs() -> list[dict]:
+    docs = [{"id": f"d{i:02d}", "text": BASE * 3 + f"unique tail {i} " * 20} for i in range(12)]
+    docs.append({"id": "d99", "text": docs[3]["text"]})  # an exact copy of d03
+    return docs
+
+
+def test_pool_decides_like_one_process_and_the_rule_is_datasketchs(capsys):
+    docs = _docs()
+    removed, pairs, signatures = dedup_sides.run_datasketch(docs)
+    assert "d99" in removed and ("d03", "d99") in pairs
+    pool = dedup_sides.DatasketchPool(2)
+    try:
+        pool_removed, pool_pairs, pool_signatures = pool(docs)
+    finally:
+        pool.close()
+    assert (pool_removed, pool_pairs) == (removed, pairs)
+    assert all((pool_signatures[i] == signatures[i]).all() for i in signatures)
+    dedup_sides.check_same_rule(removed, pairs, signatures)
+    assert "removes the same documents: True" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="decision rule differs"):
+        dedup_sides.check_same_rule(removed - {"d99"}, pairs, signatures)
+
+
+def test_debian_corpus_subset_keeps_planted_duplicates_of_originals_it_holds(tmp_path):
+    source = tmp_path / "build"
+    (source / "text").mkdir(parents=True)
+    docs = [{"id": f"dbc-{i}", "url": "u", "text": f"text {i}", "metadata": {}} for i in range(5)]
+    (source / "text" / "part-00000.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    planted = [{"id": "dbc-2", "of": "dbc-0"}, {"id": "dbc-4", "of": "dbc-1"}]
+    (source / "planted_duplicates.jsonl").write_text("".join(json.dumps(p) + "\n" for p in planted))
+    subset, kept = bench_near_dedup.debian_corpus(source, 3, tmp_path / "out")
+    assert [d["id"] for d in subset] == ["dbc-0", "dbc-1", "dbc-2"] and kept == {"dbc-2"}
+    assert sorted(d["id"] for d in bench_near_dedup.read_jsonl(tmp_path / "out")) == ["dbc-0", "dbc-1", "dbc-2"]
