@@ -5,8 +5,9 @@ from marin_assets.resources.storage import StorageResource
 
 
 def local_resources(root_uri: str, **extra) -> dict:
-    """storage on `root_uri`, plus every other resource the local environment binds (tpu_launcher, ...)."""
-    resources = {k: v for k, v in resources_for("local").items() if k not in ("storage", "spark")}
+    """storage on `root_uri`, plus every other resource the local environment binds (tpu_launcher, ...).
+    Not Spark: neither the session nor the cleaning runner on it (tests that clean add spark_resources)."""
+    resources = {k: v for k, v in resources_for("local").items() if k not in ("storage", "spark", "cleaning_runner")}
     return {**resources, "storage": StorageResource(root_uri=str(root_uri)), **extra}
 
 
