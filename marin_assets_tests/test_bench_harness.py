@@ -25,3 +25,15 @@ def test_time_records_a_rate_and_keeps_the_result():
     side = harness.Side("s", cores=1)
     assert side.time(lambda: "decisions", units=10) == "decisions" and side.last == "decisions"
     assert len(side.rates) == 1 and side.rates[0] > 0
+
+
+def test_only_the_load_before_the_benchmark_counts_as_busy(capsys, monkeypatch):
+    sides = [harness.Side(name, cores=2, rates=[1, 1, 1]) for name in ("ours", "peer")]
+    monkeypatch.setattr(harness, "machine_cores", lambda: 2)
+    monkeypatch.setattr(harness, "load_average", lambda: (2.0, 2.0, 2.0))  # the benchmark's own two cores
+    monkeypatch.setattr(harness.report, "_load_at_import", (0.2, 0.2, 0.2), raising=False)
+    harness.report("quiet start", *sides, unit="docs/s")
+    assert "WARNING: load" not in capsys.readouterr().out
+    monkeypatch.setattr(harness.report, "_load_at_import", (1.6, 1.6, 1.6), raising=False)
+    harness.report("busy start", *sides, unit="docs/s")
+    assert "WARNING: load average 1.60" in capsys.readouterr().out
