@@ -49,17 +49,21 @@ def job_fingerprint(recipe: CleaningRecipe, specs: list[SourceSpec]) -> str:
     return hash_json({"recipe": recipe.model_dump(mode="json"), "specs": [s.model_dump(mode="json") for s in specs]})
 
 
+def _recipe_and_specs(source: str, peers: list[str]) -> tuple[CleaningRecipe, list[SourceSpec]]:
+    """This process's cleaning recipe and the specs of `source` then its peers (the order the job cleans)."""
+    sources = load_sources()
+    return load_cleaning_recipe(), [sources.get(name) for name in [source, *peers]]
+
+
 def planned_job(store: Storage, source: str, peers: list[str], out_dir: str) -> CleaningJob:
     """The job for `source` with this process's recipe and specs fingerprinted."""
-    sources, recipe = load_sources(), load_cleaning_recipe()
-    specs = [sources.get(name) for name in [source, *peers]]
+    recipe, specs = _recipe_and_specs(source, peers)
     return CleaningJob(store.root_uri, source, out_dir, list(peers), job_fingerprint(recipe, specs))
 
 
 def write_cleaned(spark, job: CleaningJob) -> dict:
     """Clean job.source (dedup against job.peers) into job.out_dir; return the stats written."""
-    sources, recipe = load_sources(), load_cleaning_recipe()
-    specs = [sources.get(name) for name in [job.source, *job.peers]]
+    recipe, specs = _recipe_and_specs(job.source, job.peers)
     found = job_fingerprint(recipe, specs)
     if job.fingerprint and job.fingerprint != found:
         raise JobSkew(f"cleaning {job.source}: this driver's cleaning recipe / source specs (fingerprint {found}) "

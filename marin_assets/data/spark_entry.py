@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from marin_assets.core import layout
+from marin_assets.core.gcs_client import gcs_client
 from marin_assets.core.storage import Storage
 from marin_assets.data.cleaned_output import CleaningJob, write_cleaned
 
@@ -63,17 +63,6 @@ def run(spark, args: argparse.Namespace) -> dict:
     with Storage(args.storage_root).atomic_dir(layout.CLEANED, args.source) as staged:
         return write_cleaned(spark, CleaningJob(args.storage_root, args.source, staged.path, args.peer,
                                                 args.fingerprint))  # fmt: skip
-
-
-def gcs_client():
-    """google-cloud-storage client: the cluster's credentials; anonymous against an emulator."""
-    from google.cloud import storage
-
-    if os.environ.get("STORAGE_EMULATOR_HOST"):
-        from google.auth.credentials import AnonymousCredentials
-
-        return storage.Client(project="emulator", credentials=AnonymousCredentials())
-    return storage.Client()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 from contextlib import AbstractContextManager, nullcontext
 
+from marin_assets.core.gcs_client import gcs_client
+
 PIPES_TRANSPORT_ENV = "MARIN_PIPES_TRANSPORT"
 PIPES_INTERVAL_ENV = "MARIN_PIPES_INTERVAL_S"   # seconds between message uploads (default 10)
 PIPES_CONTEXT_ENV = "DAGSTER_PIPES_CONTEXT"
@@ -22,17 +24,6 @@ PIPES_CONTEXT_ENV = "DAGSTER_PIPES_CONTEXT"
 
 def is_lead_process(env=os.environ) -> bool:
     return env.get("MARIN_WORKER_ID", "0") == "0" and env.get("MARIN_SLICE_ID", "0") == "0"
-
-
-def gcs_client():
-    """google-cloud-storage client: workload identity in GKE; anonymous against an emulator."""
-    from google.cloud import storage
-
-    if os.environ.get("STORAGE_EMULATOR_HOST"):
-        from google.auth.credentials import AnonymousCredentials
-
-        return storage.Client(project="emulator", credentials=AnonymousCredentials())
-    return storage.Client()
 
 
 def open_worker_pipes() -> AbstractContextManager:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import dagster as dg
 from pydantic import Field
 
-from marin_assets.train.k8s.pod_pipes import PIPES_INTERVAL_ENV, PIPES_TRANSPORT_ENV, gcs_client
+from marin_assets.core.gcs_client import gcs_client
+from marin_assets.train.k8s.pod_pipes import PIPES_INTERVAL_ENV, PIPES_TRANSPORT_ENV
 from marin_assets.train.resources import ResourceConfig
 
 if TYPE_CHECKING:
