@@ -13,6 +13,10 @@ processes (Spark Python workers, tokenizer pool) plus, for a standalone cluster,
 CoarseGrainedExecutorBackend JVM on the machine and its children. Targets (issue 12): per-document
 cost of the largest size within 1.2x of the next smaller size, driver peak RSS flat (within 1.2x),
 nothing above 8 GB.
+
+The mixture writer holds one output shard in the driver, bounded by the mixture recipe's
+documents_per_shard (--mixture-shard-docs here, default 5,000): with the shipped 50,000 a 10k corpus
+never fills one shard, and 10k vs 100k would compare an unfilled bound with a filled one.
 """
 
 from __future__ import annotations
@@ -132,7 +136,7 @@ def _tokenize(spark, files, source, out, settings, per_shard):
     return tokenize_source(files, source, out, settings, per_shard, os.cpu_count() or 1)
 
 
-def run_one(n_docs: int, master: str, corpus: Path, work: Path) -> dict:
+def run_one(n_docs: int, master: str, corpus: Path, work: Path, mixture_shard_docs: int) -> dict:
     os.environ["MARIN_RECIPES_DIR"] = str(work / "recipes")
     write_recipes(work / "recipes", corpus)
     from marin_assets.core import layout
@@ -172,7 +176,7 @@ def run_one(n_docs: int, master: str, corpus: Path, work: Path) -> dict:
                 storage.atomic_dir(layout.TOKENIZED, name) as staged:  # fmt: skip
             stats = _tokenize(spark, files[name], name, staged.path, settings, 10_000)
             staged.write_json(stats, "stats.json")
-    mixture = MixtureRecipe(weights=WEIGHTS, epochs=1.0, seq_len=1024)
+    mixture = MixtureRecipe(weights=WEIGHTS, epochs=1.0, seq_len=1024, documents_per_shard=mixture_shard_docs)
     with storage.atomic_dir(layout.MIXTURES, "bench") as staged:
         with stage(results, "mixture", sum(count_rows(f) for f in files.values()), 0):
             info, _ = build_mixture(storage, "bench", mixture, summary, tok_dir, list(specs), staged)
@@ -234,19 +238,21 @@ def main() -> None:
     parser.add_argument("--docs", default="10000", help="comma-separated sizes, e.g. 10000,100000,1000000")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--corpus-root", default="/tmp/marin_bench_corpus", help="corpus of size N: <root>-N")
+    parser.add_argument("--mixture-shard-docs", type=int, default=5_000, help="mixture documents_per_shard")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size, print JSON
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if args.one:
         with tempfile.TemporaryDirectory(prefix="marin_scale_") as work:
             corpus = Path(f"{args.corpus_root}-{args.one}")
-            print(json.dumps(run_one(args.one, args.master, corpus, Path(work))))
+            print(json.dumps(run_one(args.one, args.master, corpus, Path(work), args.mixture_shard_docs)))
         return
     runs = []
     for n in (int(x) for x in args.docs.split(",")):
         ensure_corpus(n, args.corpus_root)
         print(f"{n:,} documents on {args.master} ...", file=sys.stderr, flush=True)
-        cmd = [sys.executable, __file__, "--one", str(n), "--master", args.master, "--corpus-root", args.corpus_root]
+        cmd = [sys.executable, __file__, "--one", str(n), "--master", args.master, "--corpus-root", args.corpus_root,
+               "--mixture-shard-docs", str(args.mixture_shard_docs)]
         done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print_table(runs)

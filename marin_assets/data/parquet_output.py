@@ -17,15 +17,25 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 _BUCKET = "_bucket"
+# Readers decode a whole row group's column chunk at once (the tokenizer's sample, a tokenize task's
+# rows): row groups of about this many bytes keep their memory bounded however large a file grows.
+ROW_GROUP_BYTES = 32 * 2**20
 
 
 def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
+def row_group_rows(table: pa.Table, target_bytes: int = ROW_GROUP_BYTES) -> int:
+    """Rows per row group so that one holds about target_bytes of the table (a function of the table alone)."""
+    if table.num_rows == 0:
+        return 1
+    return max(1, min(table.num_rows, target_bytes * table.num_rows // max(table.nbytes, 1)))
+
+
 def write_arrow_table(table: pa.Table, uri: str) -> None:
     with fsspec.open(uri, "wb") as f:
-        pq.write_table(table, f, compression="zstd", write_statistics=True)
+        pq.write_table(table, f, compression="zstd", write_statistics=True, row_group_size=row_group_rows(table))
 
 
 def _bucket_writer(schema: pa.Schema, out_dir: str, sort_keys: list[str]):

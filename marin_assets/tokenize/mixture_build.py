@@ -12,8 +12,8 @@ from marin_assets.core import layout
 from marin_assets.core.hashing import combine_hashes, hash_json
 from marin_assets.core.storage import StagedOutput, Storage, file_hashes
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE, check_same_tokenizer
-from marin_assets.tokenize.mixture_plan import MixturePlan, SourceDocuments, check_sources_known, plan_mixture
-from marin_assets.tokenize.mixture_stream import source_lengths, write_split
+from marin_assets.tokenize.mixture_plan import MixturePlan, check_sources_known, plan_mixture
+from marin_assets.tokenize.mixture_stream import source_documents, write_split
 from marin_assets.tokenize.recipes import MixtureRecipe
 from marin_assets.tokenize.shards import read_tokenizer_hash
 from marin_assets.tokenize.tokenize_job import STATS_FILE
@@ -46,7 +46,7 @@ def build_mixture(storage: Storage, name: str, recipe: MixtureRecipe, tokenizer:
     check_sources_known(recipe, known_sources)
     names = sorted(recipe.weights)
     shards = source_shards(storage, names, tokenizer.hash)
-    documents = [SourceDocuments(n, *source_lengths(shards[n])) for n in names]  # ids + lengths, not tokens
+    documents = [source_documents(n, shards[n]) for n in names]  # split units + lengths: no ids, no tokens
     plan = plan_mixture(recipe, documents, known_sources)
     for split, rows in zip(SPLITS, (plan.train_rows, plan.validation_rows), strict=True):
         if rows.size or split == "train":

@@ -24,9 +24,16 @@ class MixtureError(ValueError):
 
 @dataclass(frozen=True)
 class SourceDocuments:
+    """One source as the planner sees it: per document a split value and a length, never its id
+    (a million ids as Python strings would be ~100 MB of driver memory; these are 16 bytes a document)."""
+
     name: str
-    ids: list[str]
+    units: np.ndarray    # split_units(name, ids): the document's stable value in [0, 1)
     lengths: np.ndarray  # tokens per document (BOS/EOS included)
+
+    @classmethod
+    def from_ids(cls, name: str, ids: list[str], lengths) -> SourceDocuments:
+        return cls(name, split_units(name, ids), np.asarray(lengths, dtype=np.int64))
 
 
 @dataclass(frozen=True)
@@ -53,12 +60,21 @@ class MixturePlan:
     warnings: list[str] = field(default_factory=list)
 
 
+def split_units(source: str, ids: list[str]) -> np.ndarray:
+    """sha256(source, id) mapped to [0, 1): a document is in validation when its unit is below the fraction."""
+    unit = [int.from_bytes(hashlib.sha256(f"{source}\0{i}".encode()).digest()[:8]) / 2**64 for i in ids]
+    return np.asarray(unit, dtype=np.float64)
+
+
 def in_validation(source: str, ids: list[str], fraction: float) -> np.ndarray:
-    """Stable per-document split: sha256(source, id) mapped to [0, 1) below the fraction."""
+    """Stable per-document split: depends only on (source, id) and the fraction."""
     if fraction <= 0:
         return np.zeros(len(ids), dtype=bool)
-    unit = [int.from_bytes(hashlib.sha256(f"{source}\0{i}".encode()).digest()[:8]) / 2**64 for i in ids]
-    return np.asarray(unit, dtype=np.float64) < fraction
+    return split_units(source, ids) < fraction
+
+
+def _validation_mask(units: np.ndarray, fraction: float) -> np.ndarray:
+    return units < fraction if fraction > 0 else np.zeros(units.size, dtype=bool)
 
 
 def _rng(seed: int, name: str) -> np.random.Generator:
@@ -102,11 +118,11 @@ def plan_mixture(recipe: MixtureRecipe, documents: list[SourceDocuments], known_
     splits, available = {}, {}
     for name in names:
         docs = by_name[name]
-        validation = in_validation(name, docs.ids, recipe.validation_fraction)
+        validation = _validation_mask(docs.units, recipe.validation_fraction)
         splits[name] = (np.flatnonzero(~validation), np.flatnonzero(validation))
         available[name] = int(docs.lengths[splits[name][0]].sum())
         if available[name] == 0:
-            raise MixtureError(f"source {name!r} is empty: {len(docs.ids)} documents, 0 training tokens")
+            raise MixtureError(f"source {name!r} is empty: {docs.lengths.size} documents, 0 training tokens")
 
     total = _total_train_tokens(recipe, available)
     plans, train_parts, validation_parts, warnings = {}, [], [], []

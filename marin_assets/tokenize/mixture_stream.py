@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from marin_assets.core.schemas import TOKENIZED_SCHEMA
+from marin_assets.tokenize.mixture_plan import SourceDocuments, split_units
 from marin_assets.tokenize.shards import (
     SHARD_PATTERN, ShardError, document_lengths, read_shard, shard_table, write_shard,
 )
@@ -99,10 +100,10 @@ def _spill(rows: np.ndarray, source_shards: list[list[str]], spill: str, rows_pe
                 pass
 
 
-def source_lengths(shards: list[str]) -> tuple[list[str], np.ndarray]:
-    """ids and tokens per document of one source, read shard by shard (tokens are not kept)."""
-    ids, lengths = [], []
+def source_documents(name: str, shards: list[str]) -> SourceDocuments:
+    """What the planner needs of one source, read shard by shard: split units and lengths (not ids, not tokens)."""
+    units, lengths = [np.zeros(0, np.float64)], [np.zeros(0, np.int64)]
     for _, table in iter_source_tables(shards):
-        ids.extend(table.column("id").to_pylist())
+        units.append(split_units(name, table.column("id").to_pylist()))
         lengths.append(document_lengths(table.column("tokens")))
-    return ids, np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+    return SourceDocuments(name, np.concatenate(units), np.concatenate(lengths))

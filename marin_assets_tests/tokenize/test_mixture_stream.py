@@ -8,7 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from marin_assets.tokenize.mixture_stream import source_lengths, write_split
+from marin_assets.tokenize.mixture_plan import SourceDocuments
+from marin_assets.tokenize.mixture_stream import source_documents, write_split
 from marin_assets.tokenize.shards import SHARD_PATTERN, read_shards, shard_table, token_lists, write_shard
 
 
@@ -59,8 +60,10 @@ def test_streamed_shards_equal_the_in_memory_ones(tmp_path, rows_per_shard):
     _in_memory(rows, sources, str(tmp_path / "memory"), rows_per_shard)
     assert n == -(-len(rows) // rows_per_shard)
     assert _files(tmp_path / "streamed") == _files(tmp_path / "memory")
-    ids, lengths = source_lengths(sources[0])
-    assert ids == [f"a-{i:04d}" for i in range(90)] and lengths.size == 90 and lengths.min() >= 1
+    documents = source_documents("a", sources[0])
+    expected = SourceDocuments.from_ids("a", [f"a-{i:04d}" for i in range(90)], documents.lengths)
+    assert np.array_equal(documents.units, expected.units)  # the split value of each id, read shard by shard
+    assert documents.lengths.size == 90 and documents.lengths.min() >= 1
 
 
 def test_an_empty_train_split_is_one_empty_shard(tmp_path):

@@ -1,0 +1,26 @@
+"""Cleaned Parquet files are cut into row groups of bounded bytes, so a reader's memory does not grow with a file."""
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from marin_assets.data.parquet_output import row_group_rows, write_arrow_table
+
+
+def test_row_groups_hold_about_the_target_bytes_and_the_rows_read_back_whole(tmp_path):
+    texts = [("word " * (50 + i % 400)).strip() for i in range(5_000)]
+    table = pa.table({"id": [f"d{i:05d}" for i in range(5_000)], "text": texts})
+    target = 1 << 20
+    rows = row_group_rows(table, target)
+    assert 1 <= rows < table.num_rows
+    assert abs(rows * table.nbytes / table.num_rows - target) <= table.nbytes / table.num_rows
+    uri = str(tmp_path / "part.parquet")
+    write_arrow_table(table, uri)
+    meta = pq.ParquetFile(uri).metadata
+    assert meta.num_row_groups == -(-table.num_rows // row_group_rows(table))
+    assert pq.read_table(uri).equals(table)
+
+
+def test_small_and_empty_tables_are_one_row_group():
+    small = pa.table({"id": ["a", "b"], "text": ["x", "y"]})
+    assert row_group_rows(small) == 2
+    assert row_group_rows(small.slice(0, 0)) == 1
