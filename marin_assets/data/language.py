@@ -74,10 +74,13 @@ def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min
 
     Short lines (headings, list items) are too short to identify reliably and are kept.
     """
+    lines = text.split("\n")
+    long_lines = [line for line in lines if len(line.strip()) >= min_chars]
+    verdicts = iter(_batch_identifier().classify_many(long_lines))
     kept, dropped, dropped_chars = [], 0, 0
-    for line in text.split("\n"):
+    for line in lines:
         if len(line.strip()) >= min_chars:
-            lang, prob = _identifier().classify(line)
+            lang, prob = next(verdicts)
             if lang not in allowlist and prob >= min_score:
                 dropped += 1
                 dropped_chars += len(line)

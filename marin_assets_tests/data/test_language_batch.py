@@ -14,7 +14,9 @@ import pytest
 from marin_assets.data import cleaning_rows, language_batch
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.cleaning_rows import RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema
-from marin_assets.data.language import _identifier, identify_language, identify_languages, sample_windows
+from marin_assets.data.language import (
+    _identifier, drop_foreign_paragraphs, identify_language, identify_languages, sample_windows,
+)
 from marin_assets.data.language_batch import BatchIdentifier
 from marin_assets.data.readers import list_source_files, read_file
 from marin_assets.data.sources import load_sources
@@ -122,3 +124,12 @@ def test_clean_batches_rows_equal_rows_cleaned_one_by_one_with_py3langid(monkeyp
     pd.testing.assert_frame_equal(batched[others], expected[others])
     languages = [json.loads(m).get("language") for m in batched["metadata"] if m]
     assert {"en"} < set(languages) and (batched["reason"] == "language:not_in_allowlist").any()
+
+
+def test_foreign_paragraphs_dropped_in_one_batch_as_py3langid_would():
+    lines = [t for t in _synthetic(60, seed=3) if "\n" not in t]
+    expected = [line for line in lines
+                if not (len(line.strip()) >= 100 and (v := _identifier().classify(line))[0] != "en" and v[1] >= 0.65)]
+    dropped = drop_foreign_paragraphs("\n".join(lines), ["en"], 100, 0.65)
+    assert dropped.dropped == len(lines) - len(expected) > 0
+    assert dropped.text == "\n".join(expected).strip()
