@@ -15,7 +15,9 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
-CHUNK = 1024  # windows walked together: the state matrix is bytes x CHUNK uint32 (a few MB for 500 chars)
+CHUNK = 1024  # windows walked together (500-character windows: a state matrix of about 2 MB)
+CELLS = 1 << 21  # at most bytes x windows in one walk, whatever the lengths: a working set of tens of MB
+MIN_LOCKSTEP = 16  # fewer windows than this: a numpy step per byte costs more than py3langid's own loop
 
 
 def encode(text: str) -> bytes:
@@ -31,6 +33,7 @@ class BatchIdentifier:
     def __init__(self, identifier):
         if not identifier._norm_probs or identifier.min_confidence is not None:
             raise ValueError("BatchIdentifier reproduces norm_probs=True without min_confidence only")
+        self.identifier = identifier
         self.classes = list(identifier.nb_classes)
         self.alias_pairs = list(identifier._alias_pairs)
         self.nb_pc = np.asarray(identifier.nb_pc, dtype=np.float32)
@@ -51,10 +54,16 @@ class BatchIdentifier:
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         order = np.argsort(-lengths, kind="stable")
         result: list[tuple[str, float]] = [("", 0.0)] * len(texts)
-        for start in range(0, len(order), CHUNK):
-            ids = order[start : start + CHUNK]
-            for i, verdict in zip(ids.tolist(), self._classify_chunk([encoded[i] for i in ids], lengths[ids])):
+        start = 0
+        while start < len(order):  # longest first: each chunk's first window sets its length
+            ids = order[start : start + max(1, min(CHUNK, CELLS // max(int(lengths[order[start]]), 1)))]
+            if len(ids) < MIN_LOCKSTEP:
+                verdicts = [self.identifier.classify(texts[i]) for i in ids]
+            else:
+                verdicts = self._classify_chunk([encoded[i] for i in ids], lengths[ids])
+            for i, verdict in zip(ids.tolist(), verdicts, strict=True):
                 result[i] = verdict
+            start += len(ids)
         return result
 
     def _classify_chunk(self, encoded: list[bytes], lengths: np.ndarray) -> list[tuple[str, float]]:
