@@ -89,7 +89,7 @@ class BatchIdentifier:
         padded = np.zeros((windows, steps), dtype=np.uint8)
         padded[np.arange(steps)[None, :] < lengths[:, None]] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
         columns = np.ascontiguousarray(padded.T)
-        running = np.searchsorted(-lengths, -np.arange(steps), side="right")  # windows longer than the step
+        running = np.searchsorted(-lengths, -np.arange(steps), side="left")  # windows with a byte at the step
         states = np.full((steps, windows), self.pad_state, dtype=np.uint32)
         base = np.full(windows, self.rowbase[0], dtype=np.uint32)
         for step in range(steps):

@@ -72,6 +72,20 @@ def test_batch_equals_py3langid_on_multilingual_short_empty_and_long_strings(mon
     assert BatchIdentifier(_identifier()).classify_many([]) == []
 
 
+def test_a_window_stops_at_its_last_byte(monkeypatch):
+    """With a model where the padding byte (0) would emit, a window that ended must not walk on."""
+    from py3langid.langid import LanguageIdentifier
+
+    model = _identifier()
+    reached_on_0 = {model.tk_nextmove[(row << 8) + 0] for row in model.tk_row}
+    output = [0 if state in reached_on_0 else f for state, f in enumerate(model.tk_output)]
+    emitting = LanguageIdentifier(model.nb_ptc, model.nb_pc, model.nb_classes, model.tk_nextmove, output,
+                                  norm_probs=True, tk_row=model.tk_row)  # fmt: skip
+    monkeypatch.setattr(language_batch, "MIN_LOCKSTEP", 1)
+    texts = [SNIPPETS[i % 4] * (1 + i % 5) for i in range(20)]
+    assert BatchIdentifier(emitting).classify_many(texts) == [emitting.classify(t) for t in texts]
+
+
 def test_batch_refuses_a_model_it_cannot_reproduce():
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
