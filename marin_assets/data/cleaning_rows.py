@@ -16,7 +16,7 @@ from marin_assets.data.dedup import MinHasher, band_key_matrix, exact_key
 from marin_assets.data.extract import build_extractor
 from marin_assets.data.extraction_worker import ExtractionTimeout, ExtractionWorker
 from marin_assets.data.filters.pipeline import run_filters
-from marin_assets.data.language import drop_foreign_paragraphs, identify_language, language_rejection
+from marin_assets.data.language import drop_foreign_paragraphs, identify_languages, language_rejection
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.readers import QuarantinedRecord, RawRecord
 
@@ -80,28 +80,52 @@ class RecordCleaner:
 
     def clean(self, rec: dict) -> dict:
         """One RECORD_COLUMNS dict -> one ROW_COLUMNS dict, without LSH bands (clean_batches adds them per batch)."""
+        return self.clean_many([rec])[0]
+
+    def clean_many(self, records: list[dict]) -> list[dict]:
+        """clean for each record; the documents that reach the language step are identified in one batch."""
+        prepared = [self._prepare(rec) for rec in records]
+        pending = [(row, text) for row, text in prepared if text is not None]
+        languages = self._identify([text for _, text in pending])
+        for (row, text), language in zip(pending, languages, strict=True):
+            self._finish(row, text, language)
+        return [row for row, _ in prepared]
+
+    def _prepare(self, rec: dict) -> tuple[dict, str | None]:
+        """Extraction and normalisation: (row, text for the language step) or (finished row, None)."""
         row = {"status": QUARANTINED, "id": rec["id"], "url": rec["url"], "text": None, "metadata": rec["metadata"],
                "raw_length": rec["raw_length"], "reason": rec["reason"], "value": None, "file": rec["file"],
                "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None,
                "step_counts": None, "quality_score": None}  # fmt: skip
         if rec["kind"] == "quarantine":
-            return row
+            return row, None
         text = rec["content"]
         if rec["content_type"] == "html":
             try:
                 text = self.extractor().extract(text)
             except ExtractionTimeout as exc:  # the partition goes on; the page is kept for inspection
                 row.update(reason=f"{EXTRACTION_TIMEOUT}: {exc}", excerpt=text[:200])
-                return row
+                return row, None
             except Exception as exc:  # a page the extractor cannot parse is quarantined, not dropped
                 row.update(reason=f"{EXTRACTION_FAILED}: {type(exc).__name__}: {exc}"[:500], excerpt=text[:200])
-                return row
+                return row, None
         text = normalize_text(text, self.recipe.normalize.form)
         row.update(status=REJECTED, text=text)
         if not text:
             row["reason"] = EMPTY_TEXT
-            return row
-        text, reason, value = self._language(text, row)
+            return row, None
+        return row, text
+
+    def _identify(self, texts: list[str]) -> list[tuple[str, float] | None]:
+        """(language, score) per text; None for each when the recipe keeps every language (no identification)."""
+        cfg = self.recipe.language
+        if not cfg.allowlist:
+            return [None] * len(texts)
+        return identify_languages(texts, cfg.samples, cfg.sample_chars)
+
+    def _finish(self, row: dict, text: str, language: tuple[str, float] | None) -> dict:
+        """Language rules, quality filters, curation and the exact key, on a row _prepare left open."""
+        text, reason, value = self._language(text, row, language)
         if reason:
             row.update(reason=reason, value=value)
             return row
@@ -127,13 +151,13 @@ class RecordCleaner:
             row["exact_key"] = exact_key(text)
         return row
 
-    def _language(self, text: str, row: dict) -> tuple[str, str | None, str | None]:
+    def _language(self, text: str, row: dict, language: tuple[str, float] | None) -> tuple[str, str | None, str | None]:
         """(text, rejecting rule or None, its value); language and score go into the row's metadata."""
         cfg = self.recipe.language
-        if not cfg.allowlist:
+        if language is None:
             return text, None, None
         metadata = json.loads(row["metadata"] or "{}")
-        lang, score = identify_language(text, cfg.samples, cfg.sample_chars)
+        lang, score = language
         metadata.update(language=lang, language_score=score)
         reason = language_rejection(lang, score, cfg.allowlist, cfg.min_score)
         if reason is None and cfg.drop_paragraphs:
@@ -155,7 +179,7 @@ class RecordCleaner:
         try:
             for batch in batches:
                 columns = [batch.column(name).to_pylist() for name in RECORD_COLUMNS]
-                rows = [self.clean(dict(zip(RECORD_COLUMNS, values))) for values in zip(*columns)]
+                rows = self.clean_many([dict(zip(RECORD_COLUMNS, values)) for values in zip(*columns)])
                 self._add_bands(rows)
                 yield pa.RecordBatch.from_arrays([pa.array([row[name] for row in rows], schema.field(name).type)
                                                   for name in ROW_COLUMNS], schema=schema)  # fmt: skip

@@ -4,6 +4,7 @@ A prefix is not enough: a page can start with an English menu and continue in Ge
 is sampled at evenly spaced windows from start to end, each window is identified, and a language's
 document score is the length-weighted mean of its windows' probabilities (0 where a window went
 to another language). Optionally paragraphs in a language outside the allowlist are dropped.
+The windows of many documents are classified in one batch (language_batch: py3langid's model, same results).
 """
 
 from __future__ import annotations
@@ -28,12 +29,31 @@ def sample_windows(text: str, samples: int, sample_chars: int) -> list[str]:
     return [text[round(i * step) : round(i * step) + sample_chars] for i in range(samples)]
 
 
+@cache
+def _batch_identifier():
+    from marin_assets.data.language_batch import BatchIdentifier
+
+    return BatchIdentifier(_identifier())
+
+
 def identify_language(text: str, samples: int = 5, sample_chars: int = 500) -> tuple[str, float]:
     """(ISO 639-1 code, document score in [0, 1]) from windows across the whole text."""
+    return identify_languages([text], samples, sample_chars)[0]
+
+
+def identify_languages(texts: list[str], samples: int = 5, sample_chars: int = 500) -> list[tuple[str, float]]:
+    """identify_language for each text, with every window of every text classified in one batch."""
+    windows = [sample_windows(text, samples, sample_chars) for text in texts]
+    verdicts = iter(_batch_identifier().classify_many([w for per_text in windows for w in per_text]))
+    return [_document_language(per_text, verdicts) for per_text in windows]
+
+
+def _document_language(windows: list[str], verdicts) -> tuple[str, float]:
+    """Length-weighted mean of the windows' probabilities per language; ties go to the first code."""
     weights: dict[str, float] = defaultdict(float)
     total = 0
-    for window in sample_windows(text, samples, sample_chars):
-        lang, prob = _identifier().classify(window)
+    for window in windows:
+        lang, prob = next(verdicts)
         weights[lang] += len(window) * float(prob)
         total += len(window)
     if not total:
@@ -54,10 +74,13 @@ def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min
 
     Short lines (headings, list items) are too short to identify reliably and are kept.
     """
+    lines = text.split("\n")
+    long_lines = [line for line in lines if len(line.strip()) >= min_chars]
+    verdicts = iter(_batch_identifier().classify_many(long_lines))
     kept, dropped, dropped_chars = [], 0, 0
-    for line in text.split("\n"):
+    for line in lines:
         if len(line.strip()) >= min_chars:
-            lang, prob = _identifier().classify(line)
+            lang, prob = next(verdicts)
             if lang not in allowlist and prob >= min_score:
                 dropped += 1
                 dropped_chars += len(line)
