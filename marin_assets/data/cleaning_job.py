@@ -22,10 +22,11 @@ from marin_assets.data import curation_job
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_report import file_level, rejected_examples
 from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, jaccard_edge_filter
-from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
+from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
 from marin_assets.data.parquet_output import write_parquet
-from marin_assets.data.readers import list_source_files_and_skipped, read_file, relative_name
+from marin_assets.data.readers import list_source_files_and_skipped, relative_name
+from marin_assets.data.record_batches import record_batches
 from marin_assets.data.record_counts import count_records
 from marin_assets.data.side_by_side import run_side_by_side
 from marin_assets.data.sources import SourceSpec
@@ -40,22 +41,15 @@ ROW_SCHEMA = ("status string, id string, url string, text string, metadata strin
               "bands array<long>, step_counts string, quality_score double")  # fmt: skip
 
 
-def _read_records(spec: SourceSpec, max_record_bytes: int):
-    def read(path: str):
-        name = relative_name(path, spec)
-        for record in read_file(path, spec, max_record_bytes):
-            yield record_tuple(record, name)
-
-    return read
-
-
 def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[str], eval_index, quality_model):
     """One source's records as cleaned rows (ROW_SCHEMA + source), computed on the executors."""
     from pyspark.sql import functions as F
 
-    records = spark.sparkContext.parallelize(files, len(files)).flatMap(_read_records(spec, recipe.max_record_bytes))
-    # from an RDD: the records stay on the executors; the id window also spreads a few big files
-    raw = quarantine_duplicate_ids(spark.createDataFrame(records, RECORD_SCHEMA), recipe.spark.partitions)
+    # one task per file, read in Python; the records go to the JVM as Arrow batches
+    paths = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], len(files)), "path string")
+    records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes), RECORD_SCHEMA)
+    # the id window's shuffle also spreads a few big files over the workers
+    raw = quarantine_duplicate_ids(records, recipe.spark.partitions)
     curation = curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model)
     cleaner = RecordCleaner(recipe, spec.name, curation)
     return raw.mapInArrow(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
