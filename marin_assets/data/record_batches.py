@@ -26,13 +26,6 @@ def record_arrow_schema():
     return pa.schema([(name, pa.int64() if name in ints else pa.string()) for name in RECORD_COLUMNS])
 
 
-def file_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[tuple]:
-    """The records of one file as RECORD_COLUMNS tuples (file names relative to the source root)."""
-    name = relative_name(path, spec)
-    for record in read_file(path, spec, max_record_bytes):
-        yield record_tuple(record, name)
-
-
 def record_batches(spec: SourceSpec, max_record_bytes: int):
     """mapInArrow body: batches of file paths (column "path") -> batches of their records."""
     import pyarrow as pa
@@ -47,8 +40,9 @@ def record_batches(spec: SourceSpec, max_record_bytes: int):
     def run(batches: Iterable) -> Iterator:
         for batch in batches:
             for path in batch.column("path").to_pylist():
-                rows, chars = [], 0
-                for row in file_records(path, spec, max_record_bytes):
+                rows, chars, name = [], 0, relative_name(path, spec)  # file names relative to the source root
+                for record in read_file(path, spec, max_record_bytes):  # read_file: a global of `run` (tests patch it)
+                    row = record_tuple(record, name)
                     rows.append(row)
                     chars += len(row[content] or "")
                     if len(rows) >= BATCH_ROWS or chars >= BATCH_CHARS:
