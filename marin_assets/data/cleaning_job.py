@@ -22,11 +22,13 @@ from marin_assets.data import curation_job
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_report import file_level, rejected_examples
 from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, jaccard_edge_filter
-from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner, record_tuple
+from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
 from marin_assets.data.parquet_output import write_parquet
-from marin_assets.data.readers import list_source_files_and_skipped, read_file, relative_name
+from marin_assets.data.readers import list_source_files_and_skipped, relative_name
+from marin_assets.data.record_batches import record_batches
 from marin_assets.data.record_counts import count_records
+from marin_assets.data.side_by_side import run_side_by_side
 from marin_assets.data.sources import SourceSpec
 from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_buckets and near_duplicates: public for checks
     EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions, lsh_buckets, near_duplicates,
@@ -39,22 +41,15 @@ ROW_SCHEMA = ("status string, id string, url string, text string, metadata strin
               "bands array<long>, step_counts string, quality_score double")  # fmt: skip
 
 
-def _read_records(spec: SourceSpec, max_record_bytes: int):
-    def read(path: str):
-        name = relative_name(path, spec)
-        for record in read_file(path, spec, max_record_bytes):
-            yield record_tuple(record, name)
-
-    return read
-
-
 def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[str], eval_index, quality_model):
     """One source's records as cleaned rows (ROW_SCHEMA + source), computed on the executors."""
     from pyspark.sql import functions as F
 
-    records = spark.sparkContext.parallelize(files, len(files)).flatMap(_read_records(spec, recipe.max_record_bytes))
-    # from an RDD: the records stay on the executors; the id window also spreads a few big files
-    raw = quarantine_duplicate_ids(spark.createDataFrame(records, RECORD_SCHEMA), recipe.spark.partitions)
+    # one task per file, read in Python; the records go to the JVM as Arrow batches
+    paths = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], len(files)), "path string")
+    records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes), RECORD_SCHEMA)
+    # the id window's shuffle also spreads a few big files over the workers
+    raw = quarantine_duplicate_ids(records, recipe.spark.partitions)
     curation = curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model)
     cleaner = RecordCleaner(recipe, spec.name, curation)
     return raw.mapInArrow(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
@@ -94,23 +89,13 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
             dedup.near and precision.verify_pairs) else None
         decisions = duplicate_decisions(kept, dedup.scope, dedup.exact, dedup.near, verify).persist()
         try:
-            out = {}
-            for name, out_dir in out_dirs.items():
-                spec, (files, skipped) = by_name[name], listed[name]
-                stats = _write_source(rows, decisions, name, recipe, out_dir)
-                stats.update(file_level(rows.where(F.col("source") == name), [relative_name(f, spec) for f in skipped]))
-                stats.update(curation_job.step_stats(rows.where(F.col("source") == name)))
-                if dedup.near:  # a bounded sample of the LSH candidate pairs, for the dedup_precision check
-                    pairs = candidate_pair_sample(kept.where(F.col("source") == name), precision.sample_pairs, dedup.seed)
-                    stats["dedup_pairs_sampled"] = write_parquet(pairs, PAIR_SCHEMA, posixpath.join(out_dir, PAIRS_TABLE),
-                                                                 1, "id_a", ["id_a", "id_b"])  # fmt: skip
-                    if verify is not None:
-                        stats["near_dedup_verification"] = verify.cost
-                counts = count_source_records(spark, spec, files)
-                counted = sum(counts.values())
-                out[name] = {**stats, "records_counted": counted, "reader_counts": counts,
-                             "conserved": stats["conserved"] and counted == stats["records_in"]}
-            return out
+            # First, one after the other: the counts per rule (this computes and caches `rows`) and per dedup
+            # reason (caches `decisions`). Every later job only reads those caches, so they run side by side.
+            tallies = {name: _tallies(rows, decisions, name) for name in out_dirs}
+            jobs = {name: _source_jobs(spark, rows, decisions, kept, by_name[name], listed[name], recipe,
+                                       out_dir, tallies[name], verify) for name, out_dir in out_dirs.items()}  # fmt: skip
+            done = run_side_by_side(jobs)
+            return {name: _source_stats(tallies[name], done[name], verify) for name in out_dirs}
         finally:
             decisions.unpersist()
     finally:
@@ -125,9 +110,43 @@ def count_source_records(spark, spec: SourceSpec, files: list[str]) -> dict[str,
     return dict(sorted(spark.sparkContext.parallelize(files, len(files)).map(count).collect()))
 
 
-def _write_source(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str) -> dict:
+def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter]:
+    """(rows per (status, rule), duplicates per dedup reason) of one source: bounded, one row per rule."""
     from pyspark.sql import functions as F
 
+    rows = all_rows.where(F.col("source") == name)
+    dropped = decisions.where(F.col("source") == name)
+    # A quarantine reason's detail after ':' stays out: one row per quarantine code.
+    rule = F.when(F.col("status") == QUARANTINED, F.substring_index("reason", ":", 1)).otherwise(F.col("reason"))
+    by_rule = rows.groupBy("status", rule.alias("rule")).count().collect()
+    counts = Counter({(r["status"], r["rule"]): r["count"] for r in by_rule})
+    return counts, Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
+
+
+def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tuple, recipe: CleaningRecipe,
+                 out_dir: str, tallies: tuple[Counter, Counter], verify) -> dict:  # fmt: skip
+    """{part of the stats: a function running its Spark job(s)} for one written source; independent."""
+    from pyspark.sql import functions as F
+
+    name, (files, skipped) = spec.name, listed
+    rows = all_rows.where(F.col("source") == name)
+    jobs = {**_write_jobs(all_rows, decisions, name, recipe, out_dir, tallies),
+            "file_level": lambda: file_level(rows, [relative_name(f, spec) for f in skipped]),
+            "step_stats": lambda: curation_job.step_stats(rows),
+            "reader_counts": lambda: count_source_records(spark, spec, files)}  # fmt: skip
+    if recipe.dedup.near:  # a bounded sample of the LSH candidate pairs, for the dedup_precision check
+        pairs = candidate_pair_sample(kept.where(F.col("source") == name), recipe.dedup_precision.sample_pairs,
+                                      recipe.dedup.seed)  # fmt: skip
+        jobs["dedup_pairs_sampled"] = lambda: write_parquet(pairs, PAIR_SCHEMA, posixpath.join(out_dir, PAIRS_TABLE),
+                                                            1, "id_a", ["id_a", "id_b"])  # fmt: skip
+    return jobs
+
+
+def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str,
+                tallies: tuple[Counter, Counter]) -> dict:  # fmt: skip
+    from pyspark.sql import functions as F
+
+    counts, dup_counts = tallies
     rows = all_rows.where(F.col("source") == name)
     dropped = decisions.where(F.col("source") == name).drop("source")
     all_kept = rows.where(F.col("status") == KEPT)
@@ -141,15 +160,8 @@ def _write_source(all_rows, decisions, name: str, recipe: CleaningRecipe, out_di
                                                    "kept_source", dup_value.alias("value"))  # fmt: skip
     rejected_rows = rows.where(F.col("status") == REJECTED).select(*doc_cols, "reason", *no_kept, "value")
     rejected_rows = rejected_rows.unionByName(dup_rows)
-    examples = rejected_examples(rejected_rows)
     rejected = rejected_rows.drop("value")
     quarantined = rows.where(F.col("status") == QUARANTINED).select("source", "file", "offset", "reason", "excerpt")
-
-    # Bounded results only: one row per rule / quarantine code (a reason's detail after ':' stays out).
-    rule = F.when(F.col("status") == QUARANTINED, F.substring_index("reason", ":", 1)).otherwise(F.col("reason"))
-    by_rule = rows.groupBy("status", rule.alias("rule")).count().collect()
-    counts = Counter({(r["status"], r["rule"]): r["count"] for r in by_rule})
-    dup_counts = Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
     n_duplicates = sum(dup_counts.values())
     n_rejected = sum(c for (status, _), c in counts.items() if status == REJECTED) + n_duplicates
 
@@ -159,14 +171,29 @@ def _write_source(all_rows, decisions, name: str, recipe: CleaningRecipe, out_di
     def table(name: str) -> str:
         return posixpath.join(out_dir, name)
 
-    written = {
-        "documents": write_parquet(final_kept, DOCUMENT_SCHEMA, table("documents"),
-                                   files_for(counts[(KEPT, None)] - n_duplicates), "id", ["id", "text"]),
-        "rejected": write_parquet(rejected, REJECTED_SCHEMA, table("rejected"), files_for(n_rejected), "id",
-                                  ["id", "reason", "text"]),
-        "quarantine": write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file", ["file", "offset"]),
+    return {
+        "documents": lambda: write_parquet(final_kept, DOCUMENT_SCHEMA, table("documents"),
+                                           files_for(counts[(KEPT, None)] - n_duplicates), "id", ["id", "text"]),
+        "rejected": lambda: write_parquet(rejected, REJECTED_SCHEMA, table("rejected"), files_for(n_rejected), "id",
+                                          ["id", "reason", "text"]),
+        "quarantine": lambda: write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file",
+                                            ["file", "offset"]),
+        "rejected_examples": lambda: rejected_examples(rejected_rows),
     }  # fmt: skip
-    return {**_stats(counts, dup_counts, written), "rejected_examples": examples}
+
+
+def _source_stats(tallies: tuple[Counter, Counter], done: dict, verify=None) -> dict:
+    """One source's stats from its tallies and the results of its jobs (same keys, same order as ever)."""
+    stats = {**_stats(*tallies, done), "rejected_examples": done["rejected_examples"], **done["file_level"],
+             **done["step_stats"]}  # fmt: skip
+    if "dedup_pairs_sampled" in done:
+        stats["dedup_pairs_sampled"] = done["dedup_pairs_sampled"]
+    if verify is not None:  # filled while the decisions were computed (its counts ran then)
+        stats["near_dedup_verification"] = verify.cost
+    counts = done["reader_counts"]
+    counted = sum(counts.values())
+    return {**stats, "records_counted": counted, "reader_counts": counts,
+            "conserved": stats["conserved"] and counted == stats["records_in"]}
 
 
 def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:

@@ -86,16 +86,16 @@ def test_uncleared_source_is_refused(tmp_path, write_registry, spark_resource):
 @pytest.mark.slow
 def test_a_reader_that_drops_a_record_fails_counts_conserve(tmp_path, spark_resource, monkeypatch):
     """The cleaner's own counts still add up (it never saw the record); the independent count does not."""
-    from marin_assets.data import cleaning_job
+    from marin_assets.data import record_batches
 
-    original = cleaning_job.read_file
+    original = record_batches.read_file
 
     def drops_the_third_record(path, spec, max_record_bytes):  # pickled by value into the Spark workers
         for i, record in enumerate(original(path, spec, max_record_bytes)):
             if i != 2:
                 yield record
 
-    monkeypatch.setattr(cleaning_job, "read_file", drops_the_third_record)
+    monkeypatch.setattr(record_batches, "read_file", drops_the_third_record)
     _curation_inputs(tmp_path, spark_resource)
     result = _materialize(tmp_path, [raw_corpus, cleaned_documents, counts_conserve], spark_resource)
     assert not result.success  # the check is blocking

@@ -1,0 +1,42 @@
+"""The cleaning job's read step without Spark: file paths in, Arrow batches of the readers' records out."""
+
+import json
+
+import pyarrow as pa
+
+from marin_assets.data import record_batches as rb
+from marin_assets.data.cleaning_rows import RECORD_COLUMNS, record_tuple
+from marin_assets.data.readers import read_file
+from marin_assets.data.sources import SourceSpec
+
+
+def _source(tmp_path, lines: list[str]) -> tuple[SourceSpec, list[str]]:
+    (tmp_path / "a.jsonl").write_text("\n".join(lines[:3]) + "\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.jsonl").write_text("\n".join(lines[3:]) + "\n")
+    spec = SourceSpec(name="s", uri=f"{tmp_path}/**/*.jsonl", format="jsonl", license="CC0-1.0")
+    return spec, [str(tmp_path / "a.jsonl"), str(tmp_path / "sub" / "b.jsonl")]
+
+
+def test_batches_hold_the_readers_records_with_their_quarantine_rows(tmp_path, monkeypatch):
+    docs = [json.dumps({"id": f"d{i}", "text": "x" * (10 + i), "lang": "en"}) for i in range(6)]
+    spec, files = _source(tmp_path, docs[:2] + ["{not json"] + docs[2:] + ["", json.dumps({"no_text": 1})])
+    monkeypatch.setattr(rb, "BATCH_ROWS", 2)  # batches cut inside a file, and at each file's end
+    paths = [pa.RecordBatch.from_pydict({"path": files[:1]}), pa.RecordBatch.from_pydict({"path": files[1:]})]
+    batches = list(rb.record_batches(spec, 1 << 20)(paths))
+    assert [b.num_rows for b in batches] == [2, 1, 2, 2, 2]
+    assert all(b.schema == rb.record_arrow_schema() for b in batches)
+    got = pa.Table.from_batches(batches).to_pylist()
+    names = {files[0]: "a.jsonl", files[1]: "sub/b.jsonl"}
+    expected = [dict(zip(RECORD_COLUMNS, record_tuple(r, names[f]))) for f in files for r in read_file(f, spec, 1 << 20)]
+    assert got == expected
+    assert [(r["kind"], (r["reason"] or "").split(":")[0]) for r in got if r["kind"] != "record"] == [
+        ("quarantine", "malformed_json"), ("quarantine", "empty_line"), ("quarantine", "missing_field")]
+
+
+def test_a_batch_is_cut_by_text_size_too(tmp_path, monkeypatch):
+    docs = [json.dumps({"id": f"d{i}", "text": "y" * 100}) for i in range(6)]
+    spec, files = _source(tmp_path, docs)
+    monkeypatch.setattr(rb, "BATCH_CHARS", 250)  # three texts of 100 characters pass it
+    batches = list(rb.record_batches(spec, 1 << 20)([pa.RecordBatch.from_pydict({"path": files})]))
+    assert [b.num_rows for b in batches] == [3, 3]
