@@ -1,7 +1,9 @@
 """Per-filter decision agreement with datatrove's FineWeb filters (used by bench_cleaning_filters.py).
 
 Each filter of ours and its datatrove counterpart judge the same text: the text our pipeline hands
-that filter (after reflow; FineWeb after our C4 line removal).
+that filter (after reflow; FineWeb after our C4 line removal). "pipeline": the four filters in a row
+on each side, configured as in the throughput runs (our reflow and max_removed_frac off): the share
+of documents both keep or both reject (target >= 0.995), in process.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datatrove.pipeline.filters import C4QualityFilter, FineWebQualityFilter, Go
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition
+from marin_assets.data.filters.pipeline import run_filters
 from marin_assets.data.filters.reflow import reflow
 from marin_assets.data.filters.text import TextView
 from marin_assets.data.normalize import normalize_text
@@ -45,6 +48,12 @@ def _peer(peer, text: str) -> tuple[str | None, str]:
     return (verdict[1] if isinstance(verdict, tuple) else "rejected"), doc.text
 
 
+def _peer_chain(peers: list, text: str) -> bool:
+    """datatrove's filters in a row on one document (C4 rewrites its text for the next): kept?"""
+    doc = Document(text=text, id="x")
+    return all(peer.filter(doc) is True for peer in peers)
+
+
 def measure_agreement(docs: list[dict]) -> dict:
     settings = load_cleaning_recipe().filters
     c4_cfg = settings.c4.model_copy(update={"max_removed_frac": None})
@@ -57,7 +66,16 @@ def measure_agreement(docs: list[dict]) -> dict:
     result = {name: {"same": 0, "same_rule": 0, "n": 0, "pairs": defaultdict(list)} for name in FILTERS}
     result["c4"]["same_text"] = 0
     budget_only = 0
+    pipeline = settings.model_copy(update={"reflow": None, "c4": c4_cfg})
+    result["pipeline"] = {"same": 0, "n": 0, "pairs": defaultdict(list)}
     for doc in docs:
+        ours_kept = run_filters(doc["text"], pipeline).kept
+        theirs_kept = _peer_chain([peers[name] for name in FILTERS], doc["text"])
+        result["pipeline"]["n"] += 1
+        result["pipeline"]["same"] += ours_kept == theirs_kept
+        if ours_kept != theirs_kept:
+            result["pipeline"]["pairs"][("kept" if ours_kept else "rejected", "kept" if theirs_kept else "rejected")].append(
+                (doc["id"], doc["text"][:90].replace("\n", " | ")))
         text = reflow(doc["text"], settings.reflow) if settings.reflow else doc["text"]
         view = TextView(text)
         lines = c4.filter_lines(text, c4_cfg)
@@ -94,9 +112,11 @@ def print_agreement(result: dict) -> None:
         if name == "c4":
             line += f"  kept text identical: {entry['same_text'] / entry['n']:.4f}"
         print(line + ("  OK" if entry["same"] / entry["n"] >= 0.99 else "  BELOW TARGET"))
+    entry = result["pipeline"]
+    print(f"{'pipeline':18} {entry['same'] / entry['n']:9.4f} {'':>9}  both keep or both reject (target >= 0.995)")
     print(f"c4 max_removed_frac (ours only, not in datatrove) would reject {result['budget_only']} of "
           f"{result['docs']} documents")  # fmt: skip
-    for name in FILTERS:
+    for name in (*FILTERS, "pipeline"):
         pairs = result[name]["pairs"]
         if not pairs:
             continue

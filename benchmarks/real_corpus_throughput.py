@@ -2,12 +2,16 @@
 
     .venv/bin/python benchmarks/real_corpus_throughput.py [--corpus /tmp/marin_bench_corpus] [--docs 10000]
 
-Corpus: benchmarks/make_bench_corpus.py (built when missing). Per stage, in this process on one core,
-over the pure modules the Spark job runs: read (the product's readers), extract (HTML), normalize,
-language, each quality filter (found by iterating the recipe's FilterSettings fields, each run alone
-on the documents that passed language), dedup keys (exact key + MinHash LSH bands) and write
-(Arrow table + Parquet). Then the whole path: cleaning_job.clean_source on Spark (--master, default
-local[2]) per source. MB are input bytes: raw HTML for the HTML source, text for plain text.
+Corpus: benchmarks/make_bench_corpus.py (built when missing). Shipped cleaning recipe; curation inputs as
+the product makes them (the shipped eval sets' n-gram index; a quality model trained on the shipped
+sample sources). Per stage, in this process on one core: what RecordCleaner.clean runs, in its order,
+built from the cleaner's own objects (benchmarks/cleaning_stages.py): read (the product's readers),
+extract (HTML, the source's extractor with its time limit), normalize, language, the filters (and
+each filter alone on the same documents: rows in brackets, not in the total), each curation step the
+recipe switches on, dedup keys (exact key + MinHash LSH bands), write (Arrow table + Parquet). Share:
+of the per-stage total. Then the whole path: cleaning_job.clean_source on Spark (--master, default
+local[2]) per source, with the same curation inputs. MB are each stage's input bytes (raw HTML for
+read and extract).
 Targets (issue 17), whole path on 2 cores: >= 3 MB/s HTML, >= 5 MB/s plain text.
 """
 
@@ -27,80 +31,35 @@ sys.path.insert(0, str(HERE))
 TARGET_MB_S = {"html": 3.0, "text": 5.0}
 
 
-def _row(container: str, name: str, docs: int, nbytes: int, wall: float, dropped: int | str = "") -> None:
-    print(f"{container:<5} {name:<34} {docs:>8,} {nbytes / 1e6:>8.1f} {wall:>8.2f} {docs / wall:>9,.0f} "
-          f"{nbytes / 1e6 / wall:>7.2f} {dropped!s:>8}")  # fmt: skip
+def _row(container: str, t, total: float) -> None:
+    share = f"({t.wall / total:6.1%})" if t.alone else f"{t.wall / total:8.1%}"
+    print(f"{container:<5} {t.name:<34} {t.docs:>8,} {t.nbytes / 1e6:>8.1f} {t.wall:>8.2f} "
+          f"{t.docs / max(t.wall, 1e-9):>9,.0f} {t.nbytes / 1e6 / max(t.wall, 1e-9):>7.2f} {share:>8} {t.dropped:>8}")  # fmt: skip
 
 
-def timed(fn, items):
-    start = time.perf_counter()
-    out = [fn(x) for x in items]
-    return out, time.perf_counter() - start
+HEADER = (f"{'kind':<5} {'stage':<34} {'docs':>8} {'MB':>8} {'wall s':>8} {'docs/s':>9} {'MB/s':>7} {'share':>8} "
+          f"{'dropped':>8}")  # fmt: skip
 
 
-def per_stage(spec, files: list[str], container: str, recipe) -> None:
-    import json
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from marin_assets.core.schemas import DOCUMENT_SCHEMA
-    from marin_assets.data.dedup import MinHasher, band_key_matrix, exact_key
-    from marin_assets.data.extract import html_to_text
-    from marin_assets.data.filters.pipeline import FilterSettings, run_filters
-    from marin_assets.data.language import identify_language, language_rejection
-    from marin_assets.data.normalize import normalize_text
-    from marin_assets.data.readers import RawRecord, read_file
-
-    start = time.perf_counter()
-    records = [r for path in files for r in read_file(path, spec, recipe.max_record_bytes) if isinstance(r, RawRecord)]
-    raw_bytes = sum(len(r.content.encode()) for r in records)
-    _row(container, "read", len(records), raw_bytes, time.perf_counter() - start)
-    texts = [r.content for r in records]
-    if container == "html":
-        texts, wall = timed(html_to_text, texts)
-        _row(container, "extract", len(records), raw_bytes, wall)
-    size = lambda ts: sum(len(t.encode()) for t in ts)  # noqa: E731
-    texts, wall = timed(lambda t: normalize_text(t, recipe.normalize.form), texts)
-    _row(container, "normalize", len(texts), size(texts), wall)
-    lang = recipe.language
-    identify_language("warm up: load the model before timing")
-    verdicts, wall = timed(lambda t: language_rejection(*identify_language(t, lang.max_chars), lang.allowlist,
-                                                        lang.min_score), texts)  # fmt: skip
-    passed = [t for t, v in zip(texts, verdicts, strict=True) if v is None and t]
-    _row(container, "language", len(texts), size(texts), wall, len(texts) - len(passed))
-    off = {name: None for name in FilterSettings.model_fields}
-    kept = passed
-    for name in FilterSettings.model_fields:  # the recipe's filters, each alone on the same documents
-        alone = FilterSettings(**{**off, name: getattr(recipe.filters, name)})
-        outcomes, wall = timed(lambda t: run_filters(t, alone), passed)  # noqa: B023
-        _row(container, f"filter {name}", len(passed), size(passed), wall, sum(not o.kept for o in outcomes))
-    outcomes = [run_filters(t, recipe.filters) for t in passed]
-    kept = [o.text for o in outcomes if o.kept]
-    dedup = recipe.dedup
-    hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed)
-    start = time.perf_counter()
-    keys = [exact_key(t) for t in kept]
-    signatures, _ = hasher.signatures(kept)
-    band_key_matrix(signatures, dedup.bands, dedup.rows)
-    _row(container, "dedup keys (exact + MinHash LSH)", len(kept), size(kept), time.perf_counter() - start,
-         len(kept) - len(set(keys)))  # fmt: skip
-    start = time.perf_counter()
-    rows = {"id": [f"{i}" for i in range(len(kept))], "source": [spec.name] * len(kept), "url": [None] * len(kept),
-            "text": kept, "metadata": [json.dumps({})] * len(kept), "raw_length": [len(t) for t in kept]}  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        pq.write_table(pa.Table.from_pydict(rows, schema=DOCUMENT_SCHEMA), f"{tmp}/part.parquet", compression="zstd")
-    _row(container, "write (Arrow + Parquet zstd)", len(kept), size(kept), time.perf_counter() - start)
+def print_stages(container: str, timings: list) -> None:
+    """The cleaner's stages one at a time (cleaning_stages); share = of the stages' total (alone rows: not in it)."""
+    total = sum(t.wall for t in timings if not t.alone)
+    for t in timings:
+        _row(container, t, total)
+    print(f"{container:<5} {'per-stage total (one core)':<34} {timings[0].docs:>8,} {timings[0].nbytes / 1e6:>8.1f} "
+          f"{total:>8.2f} {timings[0].docs / total:>9,.0f} {timings[0].nbytes / 1e6 / total:>7.2f}")  # fmt: skip
 
 
-def whole_path(spark, spec, recipe, container: str, raw_bytes: int, docs: int) -> tuple[float, bool]:
+def whole_path(spark, spec, recipe, container: str, raw_bytes: int, docs: int, eval_index, model) -> tuple[float, bool]:
+    from cleaning_stages import StageTime
+
     from marin_assets.data.cleaning_job import clean_source
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        stats = clean_source(spark, spec, recipe, f"{tmp}/out")
+        stats = clean_source(spark, spec, recipe, f"{tmp}/out", eval_index, model)
         wall = time.perf_counter() - start
-    _row(container, "WHOLE PATH: Spark clean_source", docs, raw_bytes, wall, stats["rejected"])
+    _row(container, StageTime("WHOLE PATH: Spark clean_source", docs, raw_bytes, wall, stats["rejected"]), wall)
     return raw_bytes / 1e6 / wall, stats["conserved"]
 
 
@@ -122,6 +81,8 @@ def main() -> None:
     os.environ["MARIN_RECIPES_DIR"] = f"{work}/recipes"
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     write_recipes(Path(work) / "recipes", corpus)
+    from cleaning_stages import curation_for, run_stages, shipped_eval_index, shipped_quality_model
+
     from marin_assets.data.cleaning_recipe import load_cleaning_recipe
     from marin_assets.data.readers import list_source_files, read_file
     from marin_assets.data.sources import load_sources
@@ -130,16 +91,18 @@ def main() -> None:
     recipe = load_cleaning_recipe()
     print(f"corpus {corpus}; per stage: one core, in process; whole path: Spark {args.master}; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print(f"{'kind':<5} {'stage':<34} {'docs':>8} {'MB':>8} {'wall s':>8} {'docs/s':>9} {'MB/s':>7} {'dropped':>8}")
+    print(HEADER)
     spark = SparkResource(master=args.master, conf=QUIET).get_session()
+    eval_index, model = shipped_eval_index(recipe), shipped_quality_model(recipe)
     verdicts = []
     for spec in load_sources().sources:
         container = spec.name.removeprefix("bench_")
         files = list_source_files(spec)
-        per_stage(spec, files, container, recipe)
+        curation = curation_for(recipe, spec.name, eval_index, model)
+        print_stages(container, run_stages(spec, files, recipe, curation)[1])
         records = [r for path in files for r in read_file(path, spec, recipe.max_record_bytes)]
         raw = sum(len(r.content.encode()) for r in records if hasattr(r, "content"))
-        rate, conserved = whole_path(spark, spec, recipe, container, raw, len(records))
+        rate, conserved = whole_path(spark, spec, recipe, container, raw, len(records), eval_index, model)
         verdicts.append((container, rate, conserved))
     spark.stop()
     for container, rate, conserved in verdicts:

@@ -21,7 +21,8 @@ from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.gopher_repetition import (
     duplicated_ngram_chars, split_lines, split_paragraphs, top_ngram_chars,
 )
-from marin_assets.data.filters.text import PUNCTUATION, TextView, _split_chunk, split_words
+from marin_assets.data.filters.text import PUNCTUATION, TextView, split_words
+from marin_assets.data.filters.words import rules
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.readers import RawRecord, list_source_files, read_file
 from marin_assets.data.sources import load_sources
@@ -48,13 +49,8 @@ def reference_top_chars(words: list[str], n: int) -> int:
 
 
 def reference_split_words(text: str) -> list[str]:
-    out: list[str] = []
-    for chunk in text.split():
-        if chunk.isalnum():
-            out.append(chunk)
-        else:
-            _split_chunk(chunk, out)
-    return out
+    """Every chunk through the tokenizer rules: no fast path for letter-only chunks, no memo."""
+    return [word for chunk in text.split() for word in rules().split_chunk(chunk)]
 
 
 def reference_normalize(text: str) -> str:
@@ -116,20 +112,21 @@ def test_repetition_fractions_equal_the_reference(kind):
 
 
 def test_word_classes_equal_the_reference():
-    letter = re.compile(r"[^\W\d_]")
-    for text in real_texts()[:200] + tuple(repetitive_texts(10)):
+    for text in real_texts()[:200] + tuple(repetitive_texts(10)) + ("x² = 3½ and Ⅲ V",):
         view = TextView(text)
         assert view.non_symbol_mask.tolist() == [any(c not in PUNCTUATION for c in w) for w in view.words]
-        assert view.alpha_word_count == sum(1 for w in view.words if letter.search(w))
+        # datatrove's rule: a word with a str.isalpha character ("²", "½" and "Ⅲ" are none)
+        assert view.alpha_word_count == sum(1 for w in view.words if any(c.isalpha() for c in w))
+    assert TextView("x² ½ Ⅲ the").alpha_word_count == 2
 
 
 def test_split_words_memo_is_bounded_and_stays_correct(monkeypatch):
-    from marin_assets.data.filters import text as text_module
+    from marin_assets.data.filters import words as words_module
 
-    monkeypatch.setattr(text_module, "_MEMO_MAX", 5)
+    monkeypatch.setattr(words_module, "_MEMO_MAX", 5)
     sample = "It's (well-known), see http://x.org/a. Mail a@b.org! 3.14 U.S. GPL-2 (again), and again."
     assert split_words(sample) == split_words(sample) == reference_split_words(sample)
-    assert len(text_module._CHUNK_WORDS) <= 5
+    assert len(words_module._CHUNK_WORDS) <= 5
 
 
 def test_rewrapped_view_shares_words_only_when_text_differs_in_whitespace():

@@ -1,9 +1,8 @@
 """Shared text pieces for the quality filters: one tokenisation per document, reused by all filters.
 
 Punctuation sets are those of datatrove (datatrove/utils/text.py, Apache-2.0) so that decisions can be
-compared with its filters. Words follow the rules of spaCy's English tokenizer (what datatrove uses)
-closely without loading spaCy: prefix and suffix punctuation, infix hyphens and slashes, clitics, URLs
-and e-mail addresses as one token; plain alphanumeric chunks (most words) take a fast path.
+compared with its filters. Words are datatrove's too: spaCy's English tokenizer, run without spaCy
+(words.py).
 """
 
 from __future__ import annotations
@@ -12,6 +11,11 @@ import re
 from functools import cached_property
 
 import numpy as np
+
+from marin_assets.data.filters.words import split_words
+
+__all__ = ["PUNCTUATION", "TERMINAL_PUNCTUATION", "TextView", "count_sentences", "find_duplicates",
+           "retained_fraction", "split_words"]  # fmt: skip
 
 # Characters datatrove counts as sentence-ending punctuation.
 TERMINAL_PUNCTUATION = frozenset(
@@ -29,71 +33,10 @@ PUNCTUATION = frozenset(
     + _CONTROL_CHARS
 ) | TERMINAL_PUNCTUATION
 
-# spaCy-English-like rules, applied to each whitespace-separated chunk that is not plain alphanumeric.
-_PREFIX_RE = re.compile(r"""\.{2,}|\u2026|[_`(\[{"'\u00ab\u201c\u2018\u201e<#*&\u00a7%=$\u20ac\u00a3\u00a5!?,;:\u2014\u2013]|\+(?!\d)""")
-_SUFFIX_RE = re.compile(
-    r"""(?:\.{2,}|\u2026|\):|:\]|['\u2019](?:s|S|m|re|ve|ll|d)|n['\u2019]t|[_()\]}"'\u00bb\u201d\u2019>,;:!?%*\u2014\u2013]"""
-    r"""|(?<=[0-9])\+|(?<=[0-9a-z\u00df-\u00ff%+)\]}"'\u201d\u2019\-])\.|(?<=[A-Z][A-Z])\.)$"""
-)
-_INFIX_RE = re.compile(
-    r"""(\.{2,}|\u2026|(?<=[^\W_])-+(?=[^\W\d_])|(?<=\d)[+\-*^](?=[\d-])|(?<=[^\W_])[:<>=/](?=[^\W\d_])"""
-    r"""|(?<=[^\W\d_]),(?=[^\W\d_])|(?<=[a-z])\.(?=[A-Z])|[\u2014\u2013])"""
-)
-_WHOLE_RE = re.compile(
-    r"(?:https?://|www\.)\S*[\w/]|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[A-Z]\.(?:[A-Z]\.)*|[a-z]\."
-    r"|(?:Inc|Ltd|Corp|Co|Jr|Sr|Mr|Mrs|Ms|Dr|St|Prof|vs|e\.g|i\.e)\.|and/or"
-)
-
-
-def _split_chunk(chunk: str, out: list[str]) -> None:
-    start, end = 0, len(chunk)
-    while start < end and (m := _PREFIX_RE.match(chunk, start, end)):
-        out.append(m.group())
-        start = m.end()
-    suffixes = []
-    while start < end and not _WHOLE_RE.fullmatch(chunk, start, end) and (m := _SUFFIX_RE.search(chunk, start, end)):
-        suffixes.append(m.group())
-        end = m.start()
-    if start < end:
-        core = chunk[start:end]
-        if core.isalnum() or _WHOLE_RE.fullmatch(core):
-            out.append(core)
-        else:
-            out.extend(part for part in _INFIX_RE.split(core) if part)
-    out.extend(reversed(suffixes))
-
-
 # A sentence ends at a run of terminal punctuation (not an ellipsis) followed, after a space, by more text.
 _SENTENCE_END_RE = re.compile(
     r"(?:[!?\u3002\uff01\uff1f][.!?\u3002\uff01\uff1f]*|(?<!\.)\.(?!\.))(?=[^\w\s]*\s+[^\w\s]*\w)"
 )
-
-
-# A chunk's words depend on the chunk alone, and chunks ("it.", "(see", "GPL-2") recur across documents:
-# splitting each distinct one once per process is what keeps word splitting cheap. Plain alphanumeric
-# chunks (most) are words as they are: a memo lookup would cost more. Bounded: cleared when full.
-_CHUNK_WORDS: dict[str, tuple[str, ...]] = {}
-_MEMO_MAX = 300_000
-
-
-def _chunk_words(chunk: str) -> tuple[str, ...]:
-    if len(_CHUNK_WORDS) >= _MEMO_MAX:
-        _CHUNK_WORDS.clear()
-    parts: list[str] = []
-    _split_chunk(chunk, parts)
-    words = _CHUNK_WORDS[chunk] = tuple(parts)
-    return words
-
-
-def split_words(text: str) -> list[str]:
-    out: list[str] = []
-    memo = _CHUNK_WORDS
-    for chunk in text.split():
-        if chunk.isalnum():
-            out.append(chunk)
-        else:
-            out.extend(memo.get(chunk) or _chunk_words(chunk))
-    return out
 
 
 def count_sentences(line: str) -> int:
@@ -120,16 +63,16 @@ def find_duplicates(items: list[str]) -> tuple[int, int]:
     return dup_items, dup_chars
 
 
-_LETTER_RE = re.compile(r"[^\W\d_]")
 _NON_SYMBOL, _HAS_LETTER = 1, 2
-_WORD_CLASS: dict[str, int] = {}  # word -> _NON_SYMBOL | _HAS_LETTER bits, memoised like _CHUNK_WORDS
+_MEMO_MAX = 300_000
+_WORD_CLASS: dict[str, int] = {}  # word -> _NON_SYMBOL | _HAS_LETTER bits, memoised like words._CHUNK_WORDS
 
 
 def _word_class(word: str) -> int:
     if len(_WORD_CLASS) >= _MEMO_MAX:
         _WORD_CLASS.clear()
     cls = _WORD_CLASS[word] = (_NON_SYMBOL if any(c not in PUNCTUATION for c in word) else 0) | (
-        _HAS_LETTER if _LETTER_RE.search(word) else 0)
+        _HAS_LETTER if any(c.isalpha() for c in word) else 0)  # str.isalpha, as datatrove (not \w: "²" is none)
     return cls
 
 

@@ -1,0 +1,138 @@
+"""Words as datatrove splits them for the Gopher filters: spaCy's blank English tokenizer, without spaCy.
+
+datatrove's split_into_words (the published FineWeb filters) runs spaCy's `spacy.blank("en")`
+tokenizer and drops whitespace tokens. This module runs the same algorithm (spaCy's
+Tokenizer.explain, which spaCy documents as giving the tokenizer's tokens) over spaCy's own English
+rules, shipped as data in spacy_en_rules.json (scripts/make_spacy_en_rules.py writes it from the
+installed spaCy): per whitespace-separated chunk, special cases ("cannot" -> "can" "not", ":)",
+"e.g."), then prefixes and suffixes stripped one at a time, then URL-like chunks kept whole, then
+infixes split. The special-case matcher spaCy runs afterwards is applied within a chunk.
+
+A chunk's tokens depend on the chunk alone and chunks recur across documents, so each distinct
+chunk is split once per process (bounded memo); chunks of letters only that are no special case
+(most words) are words as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
+_MEMO_MAX = 300_000
+
+
+class SpacyEnglishRules:
+    def __init__(self, data: dict):
+        self.version = data["spacy_version"]
+        self.prefix = re.compile(data["prefix"]).search
+        self.suffix = re.compile(data["suffix"]).search
+        self.infix = re.compile(data["infix"]).finditer
+        self.url = re.compile(data["url"]).match
+        self.token_match = re.compile(data["token_match"]).match if data["token_match"] else (lambda s: None)
+        self.special: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in data["special_cases"].items()}
+        # special cases made of affix characters are also found across the tokens of a chunk (spaCy's matcher)
+        self.matched: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for key, tokens in self.special.items():
+            if self.prefix(key) or self.suffix(key) or any(True for _ in self.infix(key)):
+                pattern = tuple(self._affixes(key, specials=False))
+                if len(pattern) > 1:
+                    self.matched.setdefault(pattern, tokens)
+        self.longest = max((len(p) for p in self.matched), default=0)
+
+    def _affixes(self, chunk: str, specials: bool = True) -> list[str]:
+        """spaCy's Tokenizer.explain for one chunk (no whitespace in it)."""
+        special = self.special if specials else {}
+        tokens: list[str] = []
+        suffixes: list[str] = []
+        s = chunk
+        while s:
+            if s in special:
+                tokens.extend(special[s])
+                break
+            while self.prefix(s) or self.suffix(s):
+                if self.token_match(s):
+                    tokens.append(s)
+                    s = ""
+                    break
+                if s in special:
+                    tokens.extend(special[s])
+                    s = ""
+                    break
+                if m := self.prefix(s):
+                    if m.end() == 0:
+                        break
+                    tokens.append(s[: m.end()])
+                    s = s[m.end() :]
+                    if s in special:
+                        continue
+                if m := self.suffix(s):
+                    if m.start() == len(s):
+                        break
+                    suffixes.append(s[m.start() :])
+                    s = s[: m.start()]
+            if not s:
+                continue
+            if self.token_match(s) or self.url(s):
+                tokens.append(s)
+            elif s in special:
+                tokens.extend(special[s])
+            elif infixes := list(self.infix(s)):
+                offset = 0
+                for m in infixes:
+                    if offset == 0 and m.start() == 0:
+                        continue
+                    tokens.extend(part for part in (s[offset : m.start()], s[m.start() : m.end()]) if part)
+                    offset = m.end()
+                if s[offset:]:
+                    tokens.append(s[offset:])
+            else:
+                tokens.append(s)
+            s = ""
+        tokens.extend(reversed(suffixes))
+        return tokens
+
+    def split_chunk(self, chunk: str) -> tuple[str, ...]:
+        tokens = self._affixes(chunk)
+        if len(tokens) < 2 or not self.longest:
+            return tuple(tokens)
+        out, i = [], 0
+        while i < len(tokens):  # longest special case starting here, as spaCy's filter_spans keeps it
+            for n in range(min(self.longest, len(tokens) - i), 1, -1):
+                if (hit := self.matched.get(tuple(tokens[i : i + n]))) is not None:
+                    out.extend(hit)
+                    i += n
+                    break
+            else:
+                out.append(tokens[i])
+                i += 1
+        return tuple(out)
+
+
+@cache
+def rules() -> SpacyEnglishRules:
+    return SpacyEnglishRules(json.loads(RULES_FILE.read_text(encoding="utf-8")))
+
+
+_CHUNK_WORDS: dict[str, tuple[str, ...]] = {}
+
+
+def _chunk_words(chunk: str) -> tuple[str, ...]:
+    if len(_CHUNK_WORDS) >= _MEMO_MAX:
+        _CHUNK_WORDS.clear()
+    words = _CHUNK_WORDS[chunk] = rules().split_chunk(chunk)
+    return words
+
+
+def split_words(text: str) -> list[str]:
+    """datatrove's split_into_words(text) for English: spaCy tokens, whitespace tokens left out."""
+    out: list[str] = []
+    memo, special = _CHUNK_WORDS, rules().special
+    for chunk in text.split():
+        if chunk.isalpha() and chunk not in special:
+            out.append(chunk)
+        else:
+            out.extend(memo.get(chunk) or _chunk_words(chunk))
+    return out
