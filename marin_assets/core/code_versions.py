@@ -7,11 +7,16 @@ wiring file that declares it. Wiring (decorators, metadata, descriptions, partit
 change what an asset computes, and hashing it would make every edit of an assets file stale every
 asset in it. A helper the wiring calls to compute the output therefore belongs in a pure module,
 where it is versioned (the layering test keeps pure modules free of Dagster and of wiring).
+Package data a module reads is code too: a file next to a covered module that the module names by a
+string literal (e.g. `Path(__file__).with_name("rules.json")`) is hashed with it.
 Third-party code is covered by the lockfile hash each manifest records (core.environment).
 """
 
 from __future__ import annotations
 
+import ast
+import re
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -43,6 +48,22 @@ def versioned_modules(*computing: ModuleType | str, package_dir: Path = import_g
     return sorted(import_graph.closure([_module_name(m) for m in computing], package_dir))
 
 
+_FILE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,120}\.[A-Za-z0-9]{1,10}")
+
+
+@cache
+def _named_data_files(module_file: Path) -> tuple[Path, ...]:
+    """Non-Python files beside module_file whose names appear in it as string literals."""
+    names = {node.value for node in ast.walk(ast.parse(module_file.read_text()))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _FILE_NAME.fullmatch(node.value)}
+    found = []
+    for name in sorted(names):
+        candidate = module_file.parent / name
+        if candidate.suffix != ".py" and candidate.is_file():
+            found.append(candidate)
+    return tuple(found)
+
+
 def code_version(recipe_section: Any, *computing: ModuleType | str,
                  package_dir: Path = import_graph.PACKAGE_DIR) -> str:
     """Hash of the recipe section and the source of every module in the computing modules' closure.
@@ -55,6 +76,8 @@ def code_version(recipe_section: Any, *computing: ModuleType | str,
     parts = [canonical_json(recipe_section)]
     for name in modules:
         parts.append(f"# {name}\n{files[name].read_text()}")
+        for data in _named_data_files(files[name]):  # read each time: an edited data file changes the version
+            parts.append(f"# {name} data {data.name}\n{sha256_bytes(data.read_bytes())}")
     version = sha256_bytes("\n".join(parts).encode())[:16]
     _COVERED[version] = tuple(modules)
     return version

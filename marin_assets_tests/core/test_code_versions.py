@@ -43,6 +43,18 @@ def test_version_changes_with_any_module_in_the_closure_and_the_recipe(package):
     assert "pkg.sub.leaf" in covered_modules(code_version({"a": 1}, "pkg.job", package_dir=package))
 
 
+def test_a_data_file_a_covered_module_names_is_part_of_the_version(package):
+    (package / "rules.json").write_text('{"a": 1}')
+    (package / "notes.txt").write_text("not named by any module")
+    (package / "core.py").write_text('from pathlib import Path\nRULES = Path(__file__).with_name("rules.json")\n')
+    import_graph.import_graph.cache_clear()
+    before = code_version({}, "pkg.job", package_dir=package)
+    (package / "notes.txt").write_text("edited, still named by no module")
+    assert code_version({}, "pkg.job", package_dir=package) == before
+    (package / "rules.json").write_text('{"a": 2}')
+    assert code_version({}, "pkg.job", package_dir=package) != before
+
+
 def test_third_party_and_empty_module_lists_are_refused(package):
     with pytest.raises(ValueError, match="lockfile"):
         versioned_modules("numpy", package_dir=package)
