@@ -14,9 +14,10 @@ CoarseGrainedExecutorBackend JVM on the machine and its children. Targets (issue
 cost of the largest size within 1.2x of the next smaller size, driver peak RSS flat (within 1.2x),
 nothing above 8 GB.
 
-The mixture writer holds one output shard in the driver, bounded by the mixture recipe's
-documents_per_shard (--mixture-shard-docs here, default 5,000): with the shipped 50,000 a 10k corpus
-never fills one shard, and 10k vs 100k would compare an unfilled bound with a filled one.
+The mixture writer holds one input token shard and one output shard in the driver, bounded by the
+tokenizer's and the mixture's documents_per_shard (--token-shard-docs, default 2,000, and
+--mixture-shard-docs, default 5,000, here): with the shipped 20,000 / 50,000 a 10k corpus never fills
+one shard, and 10k vs 100k would compare an unfilled bound with a filled one (at 1M both are filled).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def _tokenize(spark, files, source, out, settings, per_shard):
     return tokenize_source(files, source, out, settings, per_shard, os.cpu_count() or 1)
 
 
-def run_one(n_docs: int, master: str, corpus: Path, work: Path, mixture_shard_docs: int) -> dict:
+def run_one(n_docs: int, master: str, corpus: Path, work: Path, token_shard_docs: int, mixture_shard_docs: int) -> dict:
     os.environ["MARIN_RECIPES_DIR"] = str(work / "recipes")
     write_recipes(work / "recipes", corpus)
     from marin_assets.core import layout
@@ -174,7 +175,7 @@ def run_one(n_docs: int, master: str, corpus: Path, work: Path, mixture_shard_do
     for name in specs:
         with stage(results, f"tokenize {name.removeprefix('bench_')}", count_rows(files[name]), _text_mb(files[name])), \
                 storage.atomic_dir(layout.TOKENIZED, name) as staged:  # fmt: skip
-            stats = _tokenize(spark, files[name], name, staged.path, settings, 10_000)
+            stats = _tokenize(spark, files[name], name, staged.path, settings, token_shard_docs)
             staged.write_json(stats, "stats.json")
     mixture = MixtureRecipe(weights=WEIGHTS, epochs=1.0, seq_len=1024, documents_per_shard=mixture_shard_docs)
     with storage.atomic_dir(layout.MIXTURES, "bench") as staged:
@@ -238,6 +239,7 @@ def main() -> None:
     parser.add_argument("--docs", default="10000", help="comma-separated sizes, e.g. 10000,100000,1000000")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--corpus-root", default="/tmp/marin_bench_corpus", help="corpus of size N: <root>-N")
+    parser.add_argument("--token-shard-docs", type=int, default=2_000, help="tokenizer documents_per_shard")
     parser.add_argument("--mixture-shard-docs", type=int, default=5_000, help="mixture documents_per_shard")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size, print JSON
     args = parser.parse_args()
@@ -245,14 +247,15 @@ def main() -> None:
     if args.one:
         with tempfile.TemporaryDirectory(prefix="marin_scale_") as work:
             corpus = Path(f"{args.corpus_root}-{args.one}")
-            print(json.dumps(run_one(args.one, args.master, corpus, Path(work), args.mixture_shard_docs)))
+            print(json.dumps(run_one(args.one, args.master, corpus, Path(work), args.token_shard_docs,
+                                     args.mixture_shard_docs)))
         return
     runs = []
     for n in (int(x) for x in args.docs.split(",")):
         ensure_corpus(n, args.corpus_root)
         print(f"{n:,} documents on {args.master} ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, __file__, "--one", str(n), "--master", args.master, "--corpus-root", args.corpus_root,
-               "--mixture-shard-docs", str(args.mixture_shard_docs)]
+               "--token-shard-docs", str(args.token_shard_docs), "--mixture-shard-docs", str(args.mixture_shard_docs)]
         done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print_table(runs)
