@@ -28,7 +28,9 @@ from marin_assets.data.curation import Curation, CurationInputs, build_curation
 from marin_assets.data.dedup import band_key_matrix, exact_key
 from marin_assets.data.extraction_worker import ExtractionTimeout
 from marin_assets.data.filters.pipeline import FilterSettings, run_filters
-from marin_assets.data.language import drop_foreign_paragraphs, identify_language, language_rejection
+from marin_assets.data.language import (
+    drop_foreign_paragraphs, identify_language, identify_languages, language_rejection,
+)
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.readers import QuarantinedRecord, read_file
 from marin_assets.data.step_outcome import Value
@@ -67,6 +69,7 @@ class Stage:
     name: str
     apply: Callable[[Doc], None]  # one document; ends it (Doc.end) or rewrites its text
     applies: Callable[[Doc], bool] = lambda doc: True
+    apply_many: Callable[[list[Doc]], None] | None = None  # the stage over many documents at once, as the cleaner batches it
     timings: list[StageTime] = field(default_factory=list)
 
 
@@ -105,9 +108,13 @@ def cleaner_stages(cleaner: RecordCleaner) -> list[Stage]:
     lang = recipe.language
 
     def language(doc: Doc) -> None:
-        found, score = identify_language(doc.text, lang.samples, lang.sample_chars)
-        if reason := language_rejection(found, score, lang.allowlist, lang.min_score):
-            doc.end(REJECTED, reason)
+        language_many([doc])
+
+    def language_many(docs: list[Doc]) -> None:  # clean_batches identifies a batch's documents in one call
+        for doc, (found, score) in zip(docs, identify_languages([d.text for d in docs], lang.samples,
+                                                                lang.sample_chars), strict=True):  # fmt: skip
+            if reason := language_rejection(found, score, lang.allowlist, lang.min_score):
+                doc.end(REJECTED, reason)
 
     def paragraphs(doc: Doc) -> None:
         doc.text = drop_foreign_paragraphs(doc.text, lang.allowlist, lang.paragraph_min_chars, lang.min_score).text
@@ -121,7 +128,7 @@ def cleaner_stages(cleaner: RecordCleaner) -> list[Stage]:
 
     stages = [Stage("extract", extract, lambda doc: doc.content_type == "html"), Stage("normalize", normalize)]
     if lang.allowlist:
-        stages.append(Stage("language id (whole document)", language))
+        stages.append(Stage("language id (whole document)", language, apply_many=language_many))
         if lang.drop_paragraphs:
             stages.append(Stage("language paragraph drop", paragraphs))
     stages.append(Stage("filters (recipe order)", filters))
@@ -204,8 +211,11 @@ def run_stages(spec, files: list[str], recipe: CleaningRecipe, curation: Curatio
                 timings.extend(filters_alone(recipe.filters, [d.text for d in alive]))
             nbytes = _size(alive)
             start = time.perf_counter()
-            for doc in alive:
-                stage.apply(doc)
+            if stage.apply_many is not None:
+                stage.apply_many(alive)
+            else:
+                for doc in alive:
+                    stage.apply(doc)
             wall = time.perf_counter() - start
             timings.append(StageTime(stage.name, len(alive), nbytes, wall, sum(d.status is not None for d in alive)))
     finally:
