@@ -21,7 +21,6 @@ import json
 import os
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -32,18 +31,10 @@ import harness  # noqa: E402
 
 def py3langid_document(text: str, samples: int, sample_chars: int) -> tuple[str, float]:
     """identify_language before the batch: py3langid's classify per window, one document at a time."""
-    from marin_assets.data.language import _identifier, sample_windows
+    from marin_assets.data.language import _identifier, document_language, sample_windows
 
-    weights: dict[str, float] = defaultdict(float)
-    total = 0
-    for window in sample_windows(text, samples, sample_chars):
-        lang, prob = _identifier().classify(window)
-        weights[lang] += len(window) * float(prob)
-        total += len(window)
-    if not total:
-        return "unknown", 0.0
-    lang = max(sorted(weights), key=weights.get)
-    return lang, round(weights[lang] / total, 4)
+    windows = sample_windows(text, samples, sample_chars)
+    return document_language(windows, (_identifier().classify(window) for window in windows))
 
 
 def load_records(corpus: Path, docs: int) -> list[dict]:

@@ -45,10 +45,10 @@ def identify_languages(texts: list[str], samples: int = 5, sample_chars: int = 5
     """identify_language for each text, with every window of every text classified in one batch."""
     windows = [sample_windows(text, samples, sample_chars) for text in texts]
     verdicts = iter(_batch_identifier().classify_many([w for per_text in windows for w in per_text]))
-    return [_document_language(per_text, verdicts) for per_text in windows]
+    return [document_language(per_text, verdicts) for per_text in windows]
 
 
-def _document_language(windows: list[str], verdicts) -> tuple[str, float]:
+def document_language(windows: list[str], verdicts) -> tuple[str, float]:
     """Length-weighted mean of the windows' probabilities per language; ties go to the first code."""
     weights: dict[str, float] = defaultdict(float)
     total = 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections import defaultdict
 from functools import cache
 
 import pandas as pd
@@ -15,7 +14,7 @@ from marin_assets.data import cleaning_rows, language_batch
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.cleaning_rows import RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema
 from marin_assets.data.language import (
-    _identifier, drop_foreign_paragraphs, identify_language, identify_languages, sample_windows,
+    _identifier, document_language, drop_foreign_paragraphs, identify_language, identify_languages, sample_windows,
 )
 from marin_assets.data.language_batch import BatchIdentifier
 from marin_assets.data.readers import list_source_files, read_file
@@ -95,16 +94,8 @@ def test_batch_refuses_a_model_it_cannot_reproduce():
 
 def _py3langid_document(text: str, samples: int = 5, sample_chars: int = 500) -> tuple[str, float]:
     """identify_language as it was: py3langid's classify on each window, one document at a time."""
-    weights: dict[str, float] = defaultdict(float)
-    total = 0
-    for window in sample_windows(text, samples, sample_chars):
-        lang, prob = _identifier().classify(window)
-        weights[lang] += len(window) * float(prob)
-        total += len(window)
-    if not total:
-        return "unknown", 0.0
-    lang = max(sorted(weights), key=weights.get)
-    return lang, round(weights[lang] / total, 4)
+    windows = sample_windows(text, samples, sample_chars)
+    return document_language(windows, (_identifier().classify(window) for window in windows))
 
 
 def test_identify_languages_equals_one_document_at_a_time_with_py3langid():
