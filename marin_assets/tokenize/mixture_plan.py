@@ -68,9 +68,7 @@ def split_units(source: str, ids: list[str]) -> np.ndarray:
 
 def in_validation(source: str, ids: list[str], fraction: float) -> np.ndarray:
     """Stable per-document split: depends only on (source, id) and the fraction."""
-    if fraction <= 0:
-        return np.zeros(len(ids), dtype=bool)
-    return split_units(source, ids) < fraction
+    return _validation_mask(split_units(source, ids), fraction)
 
 
 def _validation_mask(units: np.ndarray, fraction: float) -> np.ndarray:
