@@ -14,15 +14,18 @@ CoarseGrainedExecutorBackend JVM on the machine and its children. Targets (issue
 cost of the largest size within 1.2x of the next smaller size, driver peak RSS flat (within 1.2x),
 nothing above 8 GB.
 
-The mixture writer holds one input token shard and one output shard in the driver, bounded by the
-tokenizer's and the mixture's documents_per_shard (--token-shard-docs, default 2,000, and
---mixture-shard-docs, default 5,000, here): with the shipped 20,000 / 50,000 a 10k corpus never fills
-one shard, and 10k vs 100k would compare an unfilled bound with a filled one (at 1M both are filled).
+The mixture writer holds one input and one output row group in the driver (about 4M tokens each,
+tokenize/shards.py ROW_GROUP_TOKENS), whatever the documents_per_shard of the tokenizer and mixture recipes
+(--token-shard-docs, --mixture-shard-docs: the shipped 20,000 / 50,000 by default), so the bound is filled at
+10k already. The tokenizer trains on a fixed 4 MB of text at every size. What still grows with the corpus in
+the driver is the mixture plan (a few arrays of one entry a document): benchmarks/mixture_scale.py measures
+that step alone at 100k and 1M documents.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import os
@@ -45,6 +48,7 @@ GB = 2**30
 COST_RATIO_TARGET, RSS_RATIO_TARGET, RSS_CAP = 1.2, 1.2, 8 * GB
 SOURCES = {"bench_text": ("text/*.jsonl", "jsonl"), "bench_html": ("html/*.warc.gz", "warc.gz")}
 WEIGHTS = {"bench_text": 0.8, "bench_html": 0.2}
+SAMPLE_BYTES = 4 * 10**6  # tokenizer training sample
 QUIET = {"spark.ui.showConsoleProgress": "false"}  # no progress bars in the printed table
 
 
@@ -54,6 +58,7 @@ class RssSampler:
     def __init__(self, interval_s: float = 0.2):
         self.interval, self.me = interval_s, psutil.Process()
         self.peaks = {"driver": 0, "driver_jvm": 0, "workers": 0}
+        self.driver_start = self.me.memory_info().rss  # what earlier stages left resident in the driver
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -96,7 +101,8 @@ def stage(results: list, name: str, docs: int, mb: float):
         start = time.perf_counter()
         yield
         wall = time.perf_counter() - start
-    results.append({"stage": name, "docs": docs, "mb": mb, "wall_s": wall, **{f"rss_{k}": v for k, v in rss.peaks.items()}})
+    results.append({"stage": name, "docs": docs, "mb": mb, "wall_s": wall, "rss_driver_start": rss.driver_start,
+                    **{f"rss_{k}": v for k, v in rss.peaks.items()}})
     print(f"  {name:<22} {wall:8.1f} s", file=sys.stderr, flush=True)
 
 
@@ -137,6 +143,21 @@ def _tokenize(spark, files, source, out, settings, per_shard):
     return tokenize_source(files, source, out, settings, per_shard, os.cpu_count() or 1)
 
 
+def text_sample(files: list[str], size: int) -> list[str]:
+    """The first documents up to `size` bytes of text: a sample of fixed size (constant cost) at every corpus
+    size. A fixed document count is not: the first 2,000 documents held 1.4 MB at 10k and 5.4 MB at 100k."""
+    from marin_assets.tokenize.tokenize_job import iter_documents
+
+    sample, total = [], 0
+    for batch in iter_documents(files, 500, columns=("text",)):
+        for text in batch["text"]:
+            if total >= size:
+                return sample
+            sample.append(text)
+            total += len(text.encode())
+    return sample
+
+
 def run_one(n_docs: int, master: str, corpus: Path, work: Path, token_shard_docs: int, mixture_shard_docs: int) -> dict:
     os.environ["MARIN_RECIPES_DIR"] = str(work / "recipes")
     write_recipes(work / "recipes", corpus)
@@ -149,7 +170,7 @@ def run_one(n_docs: int, master: str, corpus: Path, work: Path, token_shard_docs
     from marin_assets.tokenize.encoding import EncodeSettings
     from marin_assets.tokenize.mixture_build import build_mixture
     from marin_assets.tokenize.recipes import MixtureRecipe, TokenizerSpec
-    from marin_assets.tokenize.tokenize_job import cleaned_document_files, count_rows, iter_documents
+    from marin_assets.tokenize.tokenize_job import cleaned_document_files, count_rows
     from marin_assets.tokenize.tokenizer_files import build_tokenizer
 
     manifest = json.loads((corpus / "manifest.json").read_text())
@@ -167,9 +188,9 @@ def run_one(n_docs: int, master: str, corpus: Path, work: Path, token_shard_docs
         assert stats["conserved"], stats
         results[-1]["kept"] = stats["kept"]
     files = {name: cleaned_document_files(storage, name) for name in specs}
-    sample = next(iter_documents(files["bench_text"], 2_000))["text"]  # fixed-size sample: constant cost
+    sample = text_sample(files["bench_text"], SAMPLE_BYTES)
     tok_dir = str(work / "tokenizer")
-    with stage(results, "tokenizer (2k docs)", len(sample), sum(map(len, sample)) / 1e6):
+    with stage(results, f"tokenizer ({SAMPLE_BYTES // 10**6} MB)", len(sample), sum(map(len, sample)) / 1e6):
         summary = build_tokenizer(TokenizerSpec(name="bench", vocab_size=8192), sample, tok_dir)
     settings = EncodeSettings(tok_dir, summary.hash, True, True, 1_000)
     for name in specs:
@@ -198,13 +219,14 @@ def ensure_corpus(n_docs: int, root: str) -> Path:
 
 
 def print_table(runs: list[dict]) -> None:
-    print(f"{'docs':>9} {'stage':<22} {'wall s':>8} {'docs/s':>9} {'MB/s':>7} {'driver MB':>10} "
+    print(f"{'docs':>9} {'stage':<22} {'wall s':>8} {'docs/s':>9} {'MB/s':>7} {'drv start':>10} {'driver MB':>10} "
           f"{'drv JVM MB':>10} {'workers MB':>10}")  # fmt: skip
     for run in runs:
         for s in run["stages"]:
             rate = lambda x: f"{x / s['wall_s']:,.2f}" if x and s["wall_s"] else "-"  # noqa: E731
             print(f"{run['docs']:>9,} {s['stage']:<22} {s['wall_s']:>8.1f} {rate(s['docs']):>9} {rate(s['mb']):>7} "
-                  f"{s['rss_driver'] / 2**20:>10,.0f} {s['rss_driver_jvm'] / 2**20:>10,.0f} "
+                  f"{s['rss_driver_start'] / 2**20:>10,.0f} {s['rss_driver'] / 2**20:>10,.0f} "
+                  f"{s['rss_driver_jvm'] / 2**20:>10,.0f} "
                   f"{s['rss_workers'] / 2**20:>10,.0f}")  # fmt: skip
         total = sum(s["wall_s"] for s in run["stages"] if s["stage"] != "spark session")
         print(f"{run['docs']:>9,} {'total (no session)':<22} {total:>8.1f} {run['docs'] / total:>9,.1f} "
@@ -239,13 +261,18 @@ def main() -> None:
     parser.add_argument("--docs", default="10000", help="comma-separated sizes, e.g. 10000,100000,1000000")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--corpus-root", default="/tmp/marin_bench_corpus", help="corpus of size N: <root>-N")
-    parser.add_argument("--token-shard-docs", type=int, default=2_000, help="tokenizer documents_per_shard")
-    parser.add_argument("--mixture-shard-docs", type=int, default=5_000, help="mixture documents_per_shard")
+    parser.add_argument("--token-shard-docs", type=int, default=20_000, help="tokenizer documents_per_shard")
+    parser.add_argument("--mixture-shard-docs", type=int, default=50_000, help="mixture documents_per_shard")
+    parser.add_argument("--keep", help="keep each size's outputs in <keep>-N (default: a temp folder, removed)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size, print JSON
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if args.one:
-        with tempfile.TemporaryDirectory(prefix="marin_scale_") as work:
+        with (contextlib.nullcontext(f"{args.keep}-{args.one}") if args.keep
+              else tempfile.TemporaryDirectory(prefix="marin_scale_")) as work:  # fmt: skip
+            if args.keep:  # a fresh folder: no earlier run's outputs
+                shutil.rmtree(work, ignore_errors=True)
+                os.makedirs(work)
             corpus = Path(f"{args.corpus_root}-{args.one}")
             print(json.dumps(run_one(args.one, args.master, corpus, Path(work), args.token_shard_docs,
                                      args.mixture_shard_docs)))
@@ -255,7 +282,8 @@ def main() -> None:
         ensure_corpus(n, args.corpus_root)
         print(f"{n:,} documents on {args.master} ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, __file__, "--one", str(n), "--master", args.master, "--corpus-root", args.corpus_root,
-               "--token-shard-docs", str(args.token_shard_docs), "--mixture-shard-docs", str(args.mixture_shard_docs)]
+               "--token-shard-docs", str(args.token_shard_docs), "--mixture-shard-docs", str(args.mixture_shard_docs),
+               *(["--keep", args.keep] if args.keep else [])]
         done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print_table(runs)

@@ -22,6 +22,12 @@ class MixtureError(ValueError):
     pass
 
 
+# Plan rows are int32: the planner holds a few arrays of one entry a planned document, and at 1M documents
+# int64 rows and their temporaries were ~100 MB of driver memory. A source has fewer than 2**31 documents.
+ROW_DTYPE = np.int32
+MAX_DOCUMENTS = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class SourceDocuments:
     """One source as the planner sees it: per document a split value and a length, never its id
@@ -96,7 +102,15 @@ def _take(train_idx: np.ndarray, lengths: np.ndarray, target: int, rng: np.rando
     below = int(cumulative[k - 1]) if k > 0 else 0
     if k < len(order) and cumulative[k] - remainder < remainder - below:
         k += 1
+    del cumulative
     return np.concatenate([np.tile(train_idx, passes), order[:k]])
+
+
+def _rows(index: int, documents: np.ndarray) -> np.ndarray:
+    """(source index, document index) rows of one source, ROW_DTYPE."""
+    rows = np.empty((documents.size, 2), dtype=ROW_DTYPE)
+    rows[:, 0], rows[:, 1] = index, documents
+    return rows
 
 
 def check_sources_known(recipe: MixtureRecipe, known_sources: list[str]) -> None:
@@ -116,8 +130,11 @@ def plan_mixture(recipe: MixtureRecipe, documents: list[SourceDocuments], known_
     splits, available = {}, {}
     for name in names:
         docs = by_name[name]
+        if docs.lengths.size > MAX_DOCUMENTS:
+            raise MixtureError(f"source {name!r} has {docs.lengths.size} documents, more than {MAX_DOCUMENTS}")
         validation = _validation_mask(docs.units, recipe.validation_fraction)
-        splits[name] = (np.flatnonzero(~validation), np.flatnonzero(validation))
+        splits[name] = (np.flatnonzero(~validation).astype(ROW_DTYPE), np.flatnonzero(validation).astype(ROW_DTYPE))
+        del validation
         available[name] = int(docs.lengths[splits[name][0]].sum())
         if available[name] == 0:
             raise MixtureError(f"source {name!r} is empty: {docs.lengths.size} documents, 0 training tokens")
@@ -139,18 +156,20 @@ def plan_mixture(recipe: MixtureRecipe, documents: list[SourceDocuments], known_
             warnings.append(f"source {name!r} is upsampled {needed:.2f}x to reach {target} training tokens")
         if recipe.validation_fraction > 0 and val_idx.size == 0:
             warnings.append(f"source {name!r} has no validation documents (too few documents for the fraction)")
-        train_parts.append(np.column_stack([np.full(taken.size, index), taken]))
-        validation_parts.append(np.column_stack([np.full(val_idx.size, index), val_idx]))
+        taken_tokens = int(docs.lengths[taken].sum())
+        train_parts.append(_rows(index, taken))
+        validation_parts.append(_rows(index, val_idx))
         plans[name] = SourcePlan(
             name=name, target_weight=recipe.weights[name], realised_weight=0.0,
-            epochs=round(float(docs.lengths[taken].sum()) / available[name], 4),
-            train_tokens=int(docs.lengths[taken].sum()), validation_tokens=int(docs.lengths[val_idx].sum()),
+            epochs=round(taken_tokens / available[name], 4),
+            train_tokens=taken_tokens, validation_tokens=int(docs.lengths[val_idx].sum()),
             train_documents=int(taken.size), validation_documents=int(val_idx.size),
             available_train_tokens=available[name],
         )
     train_tokens = sum(p.train_tokens for p in plans.values())
     plans = {n: _with_realised_weight(p, train_tokens) for n, p in plans.items()}
-    train_rows = np.concatenate(train_parts)
+    train_rows = np.concatenate(train_parts) if len(train_parts) > 1 else train_parts[0]
+    del train_parts, taken  # the last source's copy: the shuffled rows below are the only one kept
     train_rows = train_rows[_rng(recipe.seed, "mixture-order").permutation(len(train_rows))]
     validation_rows = np.concatenate(validation_parts)
     validation_tokens = sum(p.validation_tokens for p in plans.values())

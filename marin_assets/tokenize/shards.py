@@ -7,6 +7,8 @@ Arrays are built from numpy offsets + values (building them from Python lists is
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import fsspec
 import numpy as np
 import pyarrow as pa
@@ -15,6 +17,9 @@ import pyarrow.parquet as pq
 from marin_assets.core.schemas import TOKENIZED_SCHEMA, TOKENIZER_HASH_KEY
 
 SHARD_PATTERN = "shard-{:05d}.parquet"
+# A row group holds about this many token ids (16 MB): what a reader of a shard, or the mixture writer,
+# decodes or holds at once, whatever the shard's documents_per_shard.
+ROW_GROUP_TOKENS = 4 * 2**20
 
 
 class ShardError(ValueError):
@@ -32,12 +37,53 @@ def shard_table(ids, sources, tokens: pa.ListArray, tokenizer_hash: str) -> pa.T
                                 schema=schema)
 
 
+def row_group_bounds(lengths: np.ndarray, group_tokens: int | None = None) -> np.ndarray:
+    """Row offsets [0, ..., n] of a shard's row groups, from its documents' token counts: a document goes
+    to group (tokens before it) // group_tokens, empty groups dropped. A group holds at most group_tokens
+    plus one document; any writer of the same rows cuts the same groups, so writes the same bytes."""
+    if lengths.size == 0:
+        return np.zeros(2, np.int64)
+    before = np.cumsum(lengths) - lengths
+    cuts = np.flatnonzero(np.diff(before // (group_tokens or ROW_GROUP_TOKENS))) + 1
+    return np.concatenate([[0], cuts, [lengths.size]]).astype(np.int64)
+
+
+class ShardWriter:
+    """A shard written row group by row group (same settings as write_shard): with ShardWriter(uri, hash) as w."""
+
+    def __init__(self, uri: str, tokenizer_hash: str):
+        self.uri, self.schema = uri, TOKENIZED_SCHEMA.with_metadata({TOKENIZER_HASH_KEY: tokenizer_hash.encode()})
+
+    def open(self) -> ShardWriter:
+        self._file = fsspec.open(self.uri, "wb").open()
+        self._writer = pq.ParquetWriter(self._file, self.schema, compression="zstd")
+        return self
+
+    def close(self) -> None:
+        self._writer.close()
+        self._file.close()
+
+    def __enter__(self) -> ShardWriter:
+        return self.open()
+
+    def write_group(self, table: pa.Table) -> None:
+        """One row group (the caller cuts it with row_group_bounds)."""
+        self._writer.write_table(table.replace_schema_metadata(self.schema.metadata), row_group_size=max(1, table.num_rows))
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def write_shard(table: pa.Table, uri: str) -> None:
-    """Same table, same bytes: no timestamps, fixed writer settings. Local path or gs:// URI."""
-    if table.schema.metadata is None or TOKENIZER_HASH_KEY not in table.schema.metadata:
+    """Same table, same bytes: no timestamps, fixed writer settings, row groups of row_group_bounds. Local path
+    or gs:// URI."""
+    metadata = table.schema.metadata
+    if metadata is None or TOKENIZER_HASH_KEY not in metadata:
         raise ShardError(f"refusing to write {uri}: the shard does not record its tokenizer hash")
-    with fsspec.open(uri, "wb") as f:
-        pq.write_table(table, f, compression="zstd")
+    bounds = row_group_bounds(document_lengths(table.column("tokens")))
+    with ShardWriter(uri, metadata[TOKENIZER_HASH_KEY].decode()) as writer:
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            writer.write_group(table.slice(lo, hi - lo))
 
 
 def read_tokenizer_hash(uri: str) -> str | None:
@@ -45,6 +91,20 @@ def read_tokenizer_hash(uri: str) -> str | None:
         metadata = pq.read_schema(f).metadata or {}
     value = metadata.get(TOKENIZER_HASH_KEY)
     return value.decode() if value is not None else None
+
+
+def shard_row_count(uri: str) -> int:
+    """Rows of a shard, from its Parquet footer (no data read)."""
+    with fsspec.open(uri, "rb") as f:
+        return pq.ParquetFile(f).metadata.num_rows
+
+
+def iter_row_groups(uri: str) -> Iterator[pa.Table]:
+    """A shard's row groups in order, tokenizer metadata dropped: one row group in memory at a time."""
+    with fsspec.open(uri, "rb") as f:
+        parquet = pq.ParquetFile(f)
+        for group in range(parquet.num_row_groups):
+            yield parquet.read_row_group(group).replace_schema_metadata(None)
 
 
 def read_shard(uri: str) -> pa.Table:

@@ -45,21 +45,34 @@ def _files(folder):
     return {p: open(os.path.join(folder, p), "rb").read() for p in sorted(os.listdir(folder))}
 
 
-@pytest.mark.parametrize("rows_per_shard", [7, 64, 1000])
-def test_streamed_shards_equal_the_in_memory_ones(tmp_path, rows_per_shard):
+@pytest.mark.parametrize(("rows_per_shard", "group_tokens", "open_spills"),
+                         [(7, None, 256), (64, None, 256), (1000, None, 256), (64, 100, 256), (64, 100, 3),
+                          (1000, 37, 2)])  # fmt: skip
+def test_streamed_shards_equal_the_in_memory_ones(tmp_path, monkeypatch, rows_per_shard, group_tokens, open_spills):
+    """Also with small row groups (several per shard, and a document longer than a group) and few spill files
+    open at once (several passes over the inputs)."""
     import fsspec
+    import pyarrow.parquet as pq
 
+    from marin_assets.tokenize import mixture_stream, shards
+
+    if group_tokens:
+        monkeypatch.setattr(shards, "ROW_GROUP_TOKENS", group_tokens)
+    monkeypatch.setattr(mixture_stream, "MAX_OPEN_SPILLS", open_spills)
     sources = [_source(tmp_path, "a", 90, 25, 0), _source(tmp_path, "b", 40, 40, 1), _source(tmp_path, "c", 13, 5, 2)]
+    lengths = [source_documents(name, paths).lengths for name, paths in zip("abc", sources)]
     rng = np.random.default_rng(3)
     # repeats (upsampling) and skipped documents, in a shuffled order, as the planner makes them
     rows = np.concatenate([np.column_stack([np.full(n, s), rng.integers(0, size, n)])
                            for s, (size, n) in enumerate([(90, 60), (40, 100), (13, 30)])])  # fmt: skip
     rows = rows[rng.permutation(len(rows))]
     fs = fsspec.filesystem("file")
-    n = write_split(rows, sources, str(tmp_path / "streamed"), rows_per_shard, "h", fs, write_empty=True)
+    n = write_split(rows, sources, lengths, str(tmp_path / "streamed"), rows_per_shard, "h", fs, write_empty=True)
     _in_memory(rows, sources, str(tmp_path / "memory"), rows_per_shard)
     assert n == -(-len(rows) // rows_per_shard)
     assert _files(tmp_path / "streamed") == _files(tmp_path / "memory")
+    groups = [pq.ParquetFile(tmp_path / "streamed" / f).num_row_groups for f in sorted(os.listdir(tmp_path / "streamed"))]
+    assert max(groups) > 1 if group_tokens else set(groups) == {1}
     documents = source_documents("a", sources[0])
     expected = SourceDocuments.from_ids("a", [f"a-{i:04d}" for i in range(90)], documents.lengths)
     assert np.array_equal(documents.units, expected.units)  # the split value of each id, read shard by shard
@@ -69,5 +82,25 @@ def test_streamed_shards_equal_the_in_memory_ones(tmp_path, rows_per_shard):
 def test_an_empty_train_split_is_one_empty_shard(tmp_path):
     import fsspec
 
-    n = write_split(np.zeros((0, 2), np.int64), [], str(tmp_path / "t"), 10, "h", fsspec.filesystem("file"), True)
+    n = write_split(np.zeros((0, 2), np.int64), [], [], str(tmp_path / "t"), 10, "h", fsspec.filesystem("file"), True)
     assert n == 1 and read_shards([str(tmp_path / "t" / SHARD_PATTERN.format(0))]).num_rows == 0
+
+
+def test_row_groups_hold_about_group_tokens_and_a_long_document_stands_alone():
+    from marin_assets.tokenize.shards import row_group_bounds
+
+    lengths = np.array([3, 3, 3, 10, 1, 1, 2, 25, 1])
+    bounds = row_group_bounds(lengths, group_tokens=8)
+    # tokens before each row: 0 3 6 9 19 20 21 23 48 -> groups 0 0 0 1 2 2 2 2 6
+    assert bounds.tolist() == [0, 3, 4, 8, 9]
+    assert row_group_bounds(np.array([], np.int64)).tolist() == [0, 0]
+    assert row_group_bounds(lengths).tolist() == [0, 9]  # the shipped bound: one group
+
+
+def test_a_plan_row_outside_its_source_is_refused(tmp_path):
+    import fsspec
+
+    sources = [_source(tmp_path, "a", 10, 5, 0)]
+    rows = np.array([[0, 3], [0, 10]])
+    with pytest.raises(ValueError, match="outside its 10 documents"):
+        write_split(rows, sources, [np.full(10, 5)], str(tmp_path / "t"), 10, "h", fsspec.filesystem("file"), True)
