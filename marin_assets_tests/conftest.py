@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from marin_assets.resources.spark import SparkResource
-from marin_assets_tests.file_durations import FILE_SECONDS
+from marin_assets_tests.file_durations import longest_files_first
 
 # Small shuffles: test data is tiny and the CI machine has 2 cores.
 TEST_SPARK = SparkResource(
@@ -39,12 +39,10 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Longest files first (FILE_SECONDS), the rest in collection order: deterministic, so every xdist
-    worker collects the same order, and with --no-loadscope-reorder the workers take files in it."""
-    position = {}
-    for item in items:
-        position.setdefault(item.nodeid.split("::")[0], len(position))
-    items.sort(key=lambda item: (-FILE_SECONDS.get(item.nodeid.split("::")[0], 0), position[item.nodeid.split("::")[0]]))
+    """Longest files first: deterministic, so every xdist worker collects the same order, and with
+    --no-loadscope-reorder the workers take the files in it."""
+    rank = {nodeid: i for i, nodeid in enumerate(longest_files_first([item.nodeid for item in items]))}
+    items.sort(key=lambda item: rank[item.nodeid])
 
 
 @pytest.fixture(scope="session")

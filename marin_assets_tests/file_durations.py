@@ -27,3 +27,16 @@ FILE_SECONDS = {
     "marin_assets_tests/data/test_global_dedup.py": 18,
     "marin_assets_tests/data/test_cleaning_job.py": 18,
 }
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def longest_files_first(nodeids: list[str], seconds: dict[str, float] = FILE_SECONDS) -> list[str]:
+    """Files by their seconds, longest first; unlisted files after, in their order; a file's tests
+    stay together and in their order (a stable sort)."""
+    first_seen: dict[str, int] = {}
+    for nodeid in nodeids:
+        first_seen.setdefault(file_of(nodeid), len(first_seen))
+    return sorted(nodeids, key=lambda n: (-seconds.get(file_of(n), 0), first_seen[file_of(n)]))
