@@ -97,7 +97,7 @@ def dagster_dev(
                 tail = log_path.read_text(errors="replace")[-4000:]
                 raise RuntimeError(f"dagster dev did not serve {url} within {timeout_s:.0f} s "
                                    f"(exit code {proc.poll()}); log tail:\n{tail}")
-            time.sleep(1)
+            time.sleep(0.25)  # start-up is seconds: poll often, each poll is one local HTTP request
         yield DevServer(url=url, port=port, pid=proc.pid, home=home, log=log_path)
     finally:
         _stop(proc)
