@@ -1,14 +1,48 @@
 """Fixtures shared by every stage's tests (keep this file small; stage fixtures live in their folders)."""
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from marin_assets.resources.spark import SparkResource
+from marin_assets_tests.file_durations import longest_files_first
 
 # Small shuffles: test data is tiny and the CI machine has 2 cores.
 TEST_SPARK = SparkResource(
     master="local[2]",
     conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2", "spark.driver.memory": "1g"},
 )
+LOCAL_INSTANCE_YAML = Path(__file__).resolve().parents[1] / "deployments" / "local" / "dagster.yaml"
+_OWN_DIRS: list[str] = []
+
+
+def pytest_configure(config):
+    """Each pytest process (each xdist worker) gets its own DAGSTER_HOME and default storage root:
+    scripts/env.sh points both into the repo's .marin/, which two workers (or a developer's
+    `dagster dev`) would otherwise share."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    own = tempfile.mkdtemp(prefix=f"marin-tests-{worker}-")
+    _OWN_DIRS.append(own)
+    home = Path(own) / "dagster_home"
+    home.mkdir()
+    shutil.copy(LOCAL_INSTANCE_YAML, home / "dagster.yaml")
+    os.environ["DAGSTER_HOME"] = str(home)
+    os.environ["MARIN_STORAGE_ROOT"] = str(Path(own) / "storage")
+
+
+def pytest_unconfigure(config):
+    for own in _OWN_DIRS:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Longest files first: deterministic, so every xdist worker collects the same order, and with
+    --no-loadscope-reorder the workers take the files in it."""
+    rank = {nodeid: i for i, nodeid in enumerate(longest_files_first([item.nodeid for item in items]))}
+    items.sort(key=lambda item: rank[item.nodeid])
 
 
 @pytest.fixture(scope="session")

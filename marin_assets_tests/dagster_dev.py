@@ -24,6 +24,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCAL_INSTANCE_YAML = REPO_ROOT / "deployments" / "local" / "dagster.yaml"
+# Dagster's 60 s default for a code-server call: exceeded (run launch failed) beside a second pytest worker
+# on a loaded machine; a hang guard, like the other waits here.
+GRPC_TIMEOUT_S = os.environ.get("DAGSTER_GRPC_TIMEOUT_SECONDS", "300")
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,8 @@ def dagster_dev(
     log_path = home / "dagster-dev.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            command, cwd=REPO_ROOT, env={**os.environ, **(env or {}), "DAGSTER_HOME": str(home)},
+            command, cwd=REPO_ROOT, env={**os.environ, "DAGSTER_GRPC_TIMEOUT_SECONDS": GRPC_TIMEOUT_S, **(env or {}),
+                                         "DAGSTER_HOME": str(home)},
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
@@ -97,7 +101,7 @@ def dagster_dev(
                 tail = log_path.read_text(errors="replace")[-4000:]
                 raise RuntimeError(f"dagster dev did not serve {url} within {timeout_s:.0f} s "
                                    f"(exit code {proc.poll()}); log tail:\n{tail}")
-            time.sleep(1)
+            time.sleep(0.25)  # start-up is seconds: poll often, each poll is one local HTTP request
         yield DevServer(url=url, port=port, pid=proc.pid, home=home, log=log_path)
     finally:
         _stop(proc)

@@ -65,7 +65,8 @@ class Workspace:
         )
         return env
 
-    def run(self, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    def run(self, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+        # timeout: a hang guard; the whole-graph build took over 900 s beside a second worker on a loaded machine
         started = time.monotonic()
         proc = subprocess.run(list(args), env=self.env(), cwd=REPO, capture_output=True, text=True, timeout=timeout)
         self.timings[" ".join(args)] = time.monotonic() - started

@@ -28,7 +28,7 @@ def wait_for(predicate, timeout_s, what):
         value = predicate()
         if value:
             return value
-        time.sleep(1)
+        time.sleep(0.5)
     raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
 
 

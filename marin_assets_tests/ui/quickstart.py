@@ -76,4 +76,4 @@ def submit_stage_run(server: DevServer, defs: dg.Definitions, keys: list[str], p
         except DagsterGraphQLClientError:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(3)  # the code location is still loading
+            time.sleep(1)  # the code location is still loading

@@ -114,7 +114,7 @@ def wait_for_run(server, run_id: str, timeout_s: float = RUN_TIMEOUT_S) -> dg.Da
         status = client.get_run_status(run_id)
         if status in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
             return status
-        time.sleep(2)
+        time.sleep(0.5)
     raise AssertionError(f"run {run_id} still {status} after {timeout_s:.0f} s; server log: {server.log}")
 
 

@@ -1,0 +1,42 @@
+"""Seconds each slow test file took on the 2-core CI machine (setup + calls, serial run).
+
+The suite runs on two pytest-xdist workers, one file per work unit (`--dist loadfile`); the conftest
+hands out the files longest first, so two long files never end the run on one worker. Files not
+listed are short and keep their collection order. Refresh from a run's `--durations=0` table when a
+file's time changes a lot (the order only needs to be roughly right).
+"""
+
+FILE_SECONDS = {
+    "marin_assets_tests/e2e/test_graph_e2e.py": 400,
+    "marin_assets_tests/train/test_training_e2e.py": 280,
+    "marin_assets_tests/cluster/test_cluster_outputs.py": 266,
+    "marin_assets_tests/ui/test_ui_browser.py": 250,
+    "marin_assets_tests/train/test_preemption.py": 232,
+    "marin_assets_tests/train/test_dead_run_worker.py": 180,
+    "marin_assets_tests/test_staleness.py": 170,
+    "marin_assets_tests/deployments/test_dataproc_stub.py": 96,
+    "marin_assets_tests/data/test_clean_assets.py": 63,
+    "marin_assets_tests/scaling/test_scaling_run.py": 52,
+    "marin_assets_tests/security/test_bind_address.py": 37,
+    "marin_assets_tests/train/test_trainer_quiet.py": 36,
+    "marin_assets_tests/tokenize/test_maxtext_training.py": 35,
+    "marin_assets_tests/governance/test_waiting_cli.py": 29,
+    "marin_assets_tests/scaling/test_external.py": 23,
+    "marin_assets_tests/test_defaults_and_warnings.py": 22,
+    "marin_assets_tests/data/test_curation_job.py": 19,
+    "marin_assets_tests/data/test_global_dedup.py": 18,
+    "marin_assets_tests/data/test_cleaning_job.py": 18,
+}
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def longest_files_first(nodeids: list[str], seconds: dict[str, float] = FILE_SECONDS) -> list[str]:
+    """Files by their seconds, longest first; unlisted files after, in their order; a file's tests
+    stay together and in their order (a stable sort)."""
+    first_seen: dict[str, int] = {}
+    for nodeid in nodeids:
+        first_seen.setdefault(file_of(nodeid), len(first_seen))
+    return sorted(nodeids, key=lambda n: (-seconds.get(file_of(n), 0), first_seen[file_of(n)]))
