@@ -3,9 +3,16 @@
 Alternating large-star / small-star (Kiveris et al., "Connected Components in MapReduce and
 Beyond", SoCC 2014): edges are kept oriented (src > dst); large-star links every neighbour larger
 than a vertex to the smallest vertex of its neighbourhood, small-star links a vertex and its smaller
-neighbours to the smallest of them. The fixed point is one star per component centred on its
-smallest vertex, reached in O(log^2 n) rounds even on long chains (label propagation needs a round
-per hop of the diameter). Each round the driver receives two counts and a boolean, never vertices.
+neighbours to the smallest of them. Both keep the components; the fixed point is one star per
+component centred on its smallest vertex, reached in O(log^2 n) rounds even on long chains (label
+propagation needs a round per hop of the diameter).
+
+Convergence is tested on one edge set alone, in one aggregation: the edges form stars (every vertex
+has at most one edge out, and no vertex has edges both out and in). Such a star is a whole component
+and its centre, smaller than every leaf, is the component's smallest vertex: the fixed point. So the
+iteration stops as soon as it gets there (no extra round that changes nothing, no comparison of two
+edge sets), and is skipped when the input edges already are stars (LSH buckets mostly are). Each round
+the driver receives one boolean, never vertices.
 
 Vertices may be any orderable Spark type (a string id, or a struct such as (id, source)).
 """
@@ -52,22 +59,34 @@ def _small_star(edges):
     return members.unionByName(smallest.select("src", F.col("m").alias("dst"))).distinct()
 
 
-def _same(a, b) -> bool:
-    """Two distinct edge sets are equal: equal sizes and nothing of b missing from a."""
-    return a.count() == b.count() and b.exceptAll(a).isEmpty()
+def are_stars(edges) -> bool:
+    """Distinct oriented edges (src > dst) form stars: no vertex with two edges out or with edges both
+    out and in. One aggregation over the vertices' degrees; the driver gets one boolean."""
+    from pyspark.sql import functions as F
+
+    ends = edges.select(F.col("src").alias("v"), F.lit(1).alias("out"), F.lit(0).alias("in")).unionByName(
+        edges.select(F.col("dst").alias("v"), F.lit(0).alias("out"), F.lit(1).alias("in"))
+    )
+    degrees = ends.groupBy("v").agg(F.sum("out").alias("out"), F.sum("in").alias("in"))
+    return degrees.where((F.col("out") > 1) | ((F.col("out") > 0) & (F.col("in") > 0))).isEmpty()
+
+
+def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS):
+    """(DataFrame (member, rep), rounds run): component_representatives and how many rounds it took."""
+    from pyspark.sql import functions as F
+
+    # localCheckpoint cuts the lineage each round (plans would otherwise grow with the round count)
+    # and computes the input's band keys once; the blocks stay on the executors.
+    current = _oriented(edges, a, b).localCheckpoint()
+    for rounds in range(max_rounds + 1):
+        if are_stars(current):  # a star's only edge out of a leaf goes to its centre, the smallest
+            return current.select(F.col("src").alias("member"), F.col("dst").alias("rep")), rounds
+        if rounds < max_rounds:
+            current = _small_star(_large_star(current)).localCheckpoint()
+    raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
 
 
 def component_representatives(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS):
     """DataFrame (member, rep): every vertex of an undirected edge list that is not its component's
     smallest vertex, with that smallest vertex. Components of one vertex (self-loops) give no rows."""
-    from pyspark.sql import functions as F
-
-    # localCheckpoint cuts the lineage each round (plans would otherwise grow with the round count);
-    # the blocks stay on the executors.
-    current = _oriented(edges, a, b).localCheckpoint()
-    for _ in range(max_rounds):
-        following = _small_star(_large_star(current)).localCheckpoint()
-        if _same(current, following):
-            return following.groupBy("src").agg(F.min("dst").alias("rep")).withColumnRenamed("src", "member")
-        current = following
-    raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
+    return star_components(edges, a, b, max_rounds)[0]
