@@ -160,3 +160,23 @@ def print_precision_recall(corpus: list[dict], threshold: float) -> None:
         hit = len(pairs & truth)
         print(f"  {name:<28} precision {hit / max(1, len(pairs)):.4f}  recall {hit / max(1, len(truth)):.4f}  "
               f"({len(pairs):,} candidate pairs, {len(truth):,} true pairs)")  # fmt: skip
+
+
+def print_verified_agreement(docs: list[dict], ours: set, peer: set, threshold: float) -> None:
+    """Pair agreement on the pairs each side would merge with verify_pairs (exact Jaccard >= threshold),
+    and where the raw disagreement lies: the exact Jaccard of the pairs only one side finds. Both hash
+    families flag a pair near the threshold by chance (14 x 8 bands: P = 0.57 at J = 0.7), and a big
+    bucket counts all its pairs, so the raw figure moves with a few borderline clusters."""
+    from marin_assets.data.dedup_precision import jaccard, shingle_set
+
+    text = {d["id"]: d["text"] for d in docs}
+    shingles = {i: shingle_set(text[i], SHINGLE) for i in {i for pair in ours | peer for i in pair}}
+    exact = {pair: jaccard(shingles[pair[0]], shingles[pair[1]]) for pair in ours | peer}
+    differ = np.array([exact[p] for p in ours ^ peer])
+    if differ.size:
+        print(f"pairs found by one side only: {differ.size:,}, exact Jaccard median {np.median(differ):.3f}, "
+              f"{np.mean((differ >= 0.5) & (differ < 0.85)):.1%} in [0.5, 0.85)")  # fmt: skip
+    kept_ours, kept_peer = ({p for p in s if exact[p] >= threshold} for s in (ours, peer))
+    both = len(kept_ours & kept_peer) / max(1, len(kept_ours | kept_peer))
+    print(f"pair agreement on verified pairs (exact Jaccard >= {threshold}, what verify_pairs merges) {both:.4f} "
+          f"({len(kept_ours):,} ours, {len(kept_peer):,} datasketch); the raw figure above is the target's")  # fmt: skip

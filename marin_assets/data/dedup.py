@@ -23,7 +23,7 @@ _ROW_BASE = np.uint64(0xC2B2AE3D27D4EB4F)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _MAX32 = np.iinfo(np.uint32).max
 _IS_SPACE = np.zeros(256, dtype=bool)
-_IS_SPACE[[9, 10, 11, 12, 13, 32]] = True
+_IS_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # str.split's ASCII whitespace (0x1c-0x1f too)
 _TRUE = np.ones(1, dtype=bool)
 _ZERO = np.zeros(1, dtype=np.uint64)
 _ONE = np.ones(1, dtype=np.uint64)
@@ -63,19 +63,28 @@ def _lower_utf8(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     ASCII letters are lowered with a byte table (_LOWER_PLUS_ONE, later); str.lower, slow on non-ASCII
     strings, runs only on texts whose non-ASCII characters change case. Those characters' UTF-8
     bytes are all >= 0x80, so the batch's non-ASCII bytes alone decode to its non-ASCII characters.
+    A text with non-ASCII whitespace (no-break space, U+2000..., which str.split splits on) is
+    rewritten with ASCII spaces between its words: the words are str.split's, as in shingle_set.
     """
     encoded = [text.encode("utf-8") for text in texts]
     data, ends = _joined(encoded)
     high = data >= 0x80
     non_ascii = data[high].tobytes()
-    if non_ascii.decode("utf-8").lower() != non_ascii.decode("utf-8"):
+    chars = non_ascii.decode("utf-8")
+    if chars.lower() != chars or _has_space(chars):
         bounds = np.concatenate((_ZERO_INT, np.cumsum(high)))[np.concatenate((_ZERO_INT, ends))]
         for i in np.flatnonzero(bounds[1:] > bounds[:-1]):  # the texts with non-ASCII characters
             own = non_ascii[bounds[i] : bounds[i + 1]].decode("utf-8")
-            if own.lower() != own:
+            if _has_space(own):
+                encoded[i] = " ".join(texts[i].lower().split()).encode("utf-8")
+            elif own.lower() != own:
                 encoded[i] = texts[i].lower().encode("utf-8")
         data, ends = _joined(encoded)
     return data, ends
+
+
+def _has_space(text: str) -> bool:
+    return not text.isprintable() and any(c.isspace() for c in text)  # isprintable: a fast pre-test
 
 
 def _joined(encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray]:

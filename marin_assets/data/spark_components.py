@@ -3,9 +3,18 @@
 Alternating large-star / small-star (Kiveris et al., "Connected Components in MapReduce and
 Beyond", SoCC 2014): edges are kept oriented (src > dst); large-star links every neighbour larger
 than a vertex to the smallest vertex of its neighbourhood, small-star links a vertex and its smaller
-neighbours to the smallest of them. The fixed point is one star per component centred on its
-smallest vertex, reached in O(log^2 n) rounds even on long chains (label propagation needs a round
-per hop of the diameter). Each round the driver receives two counts and a boolean, never vertices.
+neighbours to the smallest of them. A round is small-star then large-star (small-star first: on
+LSH bucket edges it first links each document to its smallest bucket representative, which saves
+a round on the Debian corpus). Both keep the components; the fixed point is one star per
+component centred on its smallest vertex, reached in O(log^2 n) rounds even on long chains (label
+propagation needs a round per hop of the diameter).
+
+Convergence is tested on one edge set alone, in one aggregation: the edges form stars (every vertex
+has at most one edge out, and no vertex has edges both out and in). Such a star is a whole component
+and its centre, smaller than every leaf, is the component's smallest vertex: the fixed point. So the
+iteration stops as soon as it gets there (no extra round that changes nothing, no comparison of two
+edge sets), and is skipped when the input edges already are stars (LSH buckets mostly are). Each round
+the driver receives one boolean, never vertices.
 
 Vertices may be any orderable Spark type (a string id, or a struct such as (id, source)).
 """
@@ -25,49 +34,66 @@ def _oriented(edges, a: str, b: str):
     )
 
 
-def _large_star(edges):
+def _pairs(*pairs):
+    """One row per (src, dst) column pair of each input row: the rows of several selects in one scan."""
     from pyspark.sql import functions as F
 
-    both = edges.select(F.col("src").alias("u"), F.col("dst").alias("v")).unionByName(
-        edges.select(F.col("dst").alias("u"), F.col("src").alias("v"))
+    return F.explode(F.array(*(F.struct(s.alias("src"), d.alias("dst")) for s, d in pairs))).alias("e")
+
+
+def _large_star(edges):
+    """Every neighbour v larger than u -> the smallest of u's neighbourhood (u included); distinct."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    both = edges.select(_pairs((F.col("src"), F.col("dst")), (F.col("dst"), F.col("src")))).select(
+        F.col("e.src").alias("u"), F.col("e.dst").alias("v")
     )
-    smallest = both.groupBy("u").agg(F.min("v").alias("m"))
-    return (
-        both.join(smallest, "u")
-        .where(F.col("v") > F.col("u"))
-        .select(F.col("v").alias("src"), F.least("u", "m").alias("dst"))
-        .distinct()
-    )
+    # a window, not groupBy + join: one shuffle by u instead of two
+    linked = both.withColumn("m", F.least("u", F.min("v").over(Window.partitionBy("u"))))
+    return linked.where(F.col("v") > F.col("u")).select(F.col("v").alias("src"), F.col("m").alias("dst")).distinct()
 
 
 def _small_star(edges):
+    """Every vertex and its smaller neighbours -> the smallest of those neighbours. Rows may repeat:
+    large-star, which follows, ignores repeats and ends distinct."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    smallest = edges.groupBy("src").agg(F.min("dst").alias("m"))
-    members = (
-        edges.join(smallest, "src")
-        .where(F.col("dst") != F.col("m"))
-        .select(F.col("dst").alias("src"), F.col("m").alias("dst"))
-    )
-    return members.unionByName(smallest.select("src", F.col("m").alias("dst"))).distinct()
+    linked = edges.withColumn("m", F.min("dst").over(Window.partitionBy("src")))
+    stars = linked.select(_pairs((F.col("src"), F.col("m")), (F.col("dst"), F.col("m")))).select("e.*")
+    return stars.where(F.col("src") != F.col("dst"))  # dst == m: the smallest neighbour itself
 
 
-def _same(a, b) -> bool:
-    """Two distinct edge sets are equal: equal sizes and nothing of b missing from a."""
-    return a.count() == b.count() and b.exceptAll(a).isEmpty()
+def are_stars(edges) -> bool:
+    """Distinct oriented edges (src > dst) form stars: no vertex with two edges out or with edges both
+    out and in. One aggregation over the vertices' degrees; the driver gets one boolean."""
+    from pyspark.sql import functions as F
+
+    one, zero = F.lit(1), F.lit(0)
+    out_end = F.struct(F.col("src").alias("v"), one.alias("out"), zero.alias("in"))
+    in_end = F.struct(F.col("dst").alias("v"), zero.alias("out"), one.alias("in"))
+    ends = edges.select(F.explode(F.array(out_end, in_end)).alias("e"))
+    degrees = ends.groupBy("e.v").agg(F.sum("e.out").alias("out"), F.sum("e.in").alias("in"))
+    return degrees.where((F.col("out") > 1) | ((F.col("out") > 0) & (F.col("in") > 0))).isEmpty()
+
+
+def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS):
+    """(DataFrame (member, rep), rounds run): component_representatives and how many rounds it took."""
+    from pyspark.sql import functions as F
+
+    # localCheckpoint cuts the lineage each round (plans would otherwise grow with the round count)
+    # and computes the input's band keys once; the blocks stay on the executors.
+    current = _oriented(edges, a, b).localCheckpoint()
+    for rounds in range(max_rounds + 1):
+        if are_stars(current):  # a star's only edge out of a leaf goes to its centre, the smallest
+            return current.select(F.col("src").alias("member"), F.col("dst").alias("rep")), rounds
+        if rounds < max_rounds:
+            current = _large_star(_small_star(current)).localCheckpoint()
+    raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
 
 
 def component_representatives(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS):
     """DataFrame (member, rep): every vertex of an undirected edge list that is not its component's
     smallest vertex, with that smallest vertex. Components of one vertex (self-loops) give no rows."""
-    from pyspark.sql import functions as F
-
-    # localCheckpoint cuts the lineage each round (plans would otherwise grow with the round count);
-    # the blocks stay on the executors.
-    current = _oriented(edges, a, b).localCheckpoint()
-    for _ in range(max_rounds):
-        following = _small_star(_large_star(current)).localCheckpoint()
-        if _same(current, following):
-            return following.groupBy("src").agg(F.min("dst").alias("rep")).withColumnRenamed("src", "member")
-        current = following
-    raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
+    return star_components(edges, a, b, max_rounds)[0]

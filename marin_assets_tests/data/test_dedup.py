@@ -15,6 +15,7 @@ from marin_assets.data.dedup import (
     exact_key,
     lsh_star_edges,
     shingle_hashes,
+    word_hashes,
 )
 
 
@@ -154,3 +155,14 @@ def test_in_memory_lsh_removes_what_the_spark_job_removes(spark):
     in_memory = sorted(cluster_representatives((ids[a], ids[b]) for a, b in edges.tolist()))
     assert {"doc-0070", "doc-0170", "doc-0250"} <= set(in_memory) and 20 < len(in_memory) < 200
     assert sorted(r["member"] for r in near_duplicates(docs).collect()) == in_memory
+
+
+def test_words_are_split_where_str_split_splits_including_non_ascii_whitespace():
+    # no-break space, em space, U+001C: str.split (and so shingle_set, the exact Jaccard) splits there
+    text = "Alpha\xa0beta gamma\u2003delta epsilon\x1czeta ÉTÉ eta"
+    spaced = " ".join(text.split())
+    assert len(word_hashes(text)) == len(text.split()) == 8
+    assert (word_hashes(text) == word_hashes(spaced)).all()
+    hasher = MinHasher()
+    signatures, _ = hasher.signatures([text, "another text", spaced.lower()])
+    assert (signatures[0] == signatures[2]).all() and (hasher.signature(text) == signatures[0]).all()

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from marin_assets.data.dedup import cluster_representatives
-from marin_assets.data.spark_components import component_representatives
+from marin_assets.data.spark_components import are_stars, component_representatives, star_components
 from marin_assets.data.spark_dedup import EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions
 
 pytestmark = pytest.mark.slow
@@ -33,6 +33,28 @@ def test_components_equal_union_find_on_chains_stars_cycles(spark):
     ours = {r["member"]: r["rep"] for r in component_representatives(frame).collect()}
     assert ours == {k: v for k, v in cluster_representatives(edges).items() if k != v}
     assert len(ours) > 150
+
+
+def test_star_test_refuses_a_vertex_with_two_edges_out_or_edges_both_out_and_in(spark):
+    def stars(edges):
+        return are_stars(spark.createDataFrame(edges, "src string, dst string"))
+
+    assert stars([]) and stars([("b", "a"), ("c", "a"), ("e", "d")])  # two stars centred on their smallest
+    assert not stars([("c", "b"), ("b", "a")])  # a chain: b has an edge in and an edge out
+    assert not stars([("c", "a"), ("c", "b")])  # c hangs from two centres
+
+
+def test_iteration_stops_at_the_first_star_forest_and_fails_past_max_rounds(spark):
+    buckets = [("a", "b"), ("a", "c"), ("d", "e"), ("d", "f")]  # LSH bucket stars: no round at all
+    frame, rounds = star_components(spark.createDataFrame(buckets, "a string, b string"))
+    assert rounds == 0 and {(r["member"], r["rep"]) for r in frame.collect()} == {("b", "a"), ("c", "a"), ("e", "d"), ("f", "d")}
+    chain = [(f"v{i:02d}", f"v{i + 1:02d}") for i in range(40)]
+    edges = spark.createDataFrame(chain, "a string, b string")
+    frame, rounds = star_components(edges)
+    assert rounds >= 2 and {r["rep"] for r in frame.collect()} == {"v00"} and frame.count() == 40
+    # one round fewer than it needed: not a star forest yet, so it must fail rather than answer
+    with pytest.raises(RuntimeError, match="did not converge"):
+        star_components(edges, max_rounds=rounds - 1)
 
 
 def _kept(spark, rows):
