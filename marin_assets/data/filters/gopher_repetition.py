@@ -50,8 +50,7 @@ def _exceeds(value: float, threshold: float | None) -> bool:
 def top_ngram_chars(view: TextView, n: int) -> int:
     """Characters covered by the most frequent n-gram (its length x its count; ties: first seen)."""
     hashes = view.ngram_hashes(n)
-    order = np.argsort(hashes, kind="stable")  # equal hashes stay in position order
-    ordered = hashes[order]
+    ordered = np.sort(hashes)  # a plain sort: much cheaper than a stable argsort
     run_starts = ordered[1:] != ordered[:-1]
     if run_starts.all():  # all distinct: the first n-gram, once
         top, first = 1, 0
@@ -59,17 +58,42 @@ def top_ngram_chars(view: TextView, n: int) -> int:
         edges = np.flatnonzero(np.concatenate(([True], run_starts, [True])))  # each run's start, then the end
         counts = edges[1:] - edges[:-1]
         top = int(counts.max())
-        first = int(order[edges[:-1][counts == top]].min())  # a run's first entry is its first occurrence
+        first = int(np.argmax(_isin_sorted(hashes, ordered[edges[:-1][counts == top]])))
     offsets = view.word_char_offsets  # the n-gram's words joined by single spaces
     return (int(offsets[first + n] - offsets[first]) + n - 1) * top
 
 
+def _isin_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """np.isin(values, sorted_set) for a sorted, non-empty sorted_set, without isin's overhead."""
+    at = np.searchsorted(sorted_set, values)
+    np.minimum(at, len(sorted_set) - 1, out=at)
+    return sorted_set[at] == values
+
+
+def _repeated_positions(hashes: np.ndarray) -> list[int]:
+    """The positions whose hash occurs more than once, in order (usually a handful)."""
+    ordered = np.sort(hashes)
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return []
+    return np.flatnonzero(_isin_sorted(hashes, ordered[1:][same])).tolist()
+
+
+def _group(positions: list[int], hashes: list[int]) -> dict[int, int]:
+    """{position: the last earlier of `positions` with the same hash} for those that have one."""
+    prev_of: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for p, h in zip(positions, hashes):
+        if (q := last.get(h)) is not None:
+            prev_of[p] = q
+        last[h] = p
+    return prev_of
+
+
 def earlier_occurrences(hashes: np.ndarray) -> dict[int, int]:
     """{position: the last earlier position with the same hash} for the positions that have one."""
-    order = np.argsort(hashes, kind="stable")  # equal hashes stay in position order
-    ordered = hashes[order]
-    same = ordered[1:] == ordered[:-1]
-    return dict(zip(order[1:][same].tolist(), order[:-1][same].tolist()))
+    positions = _repeated_positions(hashes)
+    return _group(positions, hashes[positions].tolist()) if positions else {}
 
 
 def earlier_occurrences_by_n(view: TextView, first: int) -> Iterator[tuple[int, dict[int, int]]]:
@@ -80,24 +104,21 @@ def earlier_occurrences_by_n(view: TextView, first: int) -> Iterator[tuple[int, 
     once nothing repeats), extending their hashes with Python ints exactly as ngram_hashes does.
     """
     hashes = view.ngram_hashes(first)
-    prev_of = earlier_occurrences(hashes)
-    yield first, prev_of
-    members = sorted({*prev_of, *prev_of.values()})
-    current = dict(zip(members, hashes[members].tolist() if members else []))  # position -> hash of its n-gram
-    n = first
+    members = _repeated_positions(hashes)
+    current = hashes[members].tolist() if members else []  # the members' n-gram hashes
+    n, n_words = first, view.n_words
     while True:
+        prev_of = _group(members, current)
+        yield n, prev_of
         n += 1
-        members = [p for p in members if p + n <= view.n_words]
-        prev_of, last = {}, {}
+        keep = {*prev_of, *prev_of.values()}  # in a repeated n-gram, and an (n+1)-gram still fits
+        kept = [(p, h) for p, h in zip(members, current) if p in keep and p + n <= n_words]
+        members = [p for p, _ in kept]
         if members:
             word_hashes = view.word_hashes[np.array(members) + (n - 1)].tolist()
-            for p, word_hash in zip(members, word_hashes):
-                h = current[p] = (current[p] * _MULTIPLIER + word_hash) & _MASK
-                if (q := last.get(h)) is not None:
-                    prev_of[p] = q
-                last[h] = p
-            members = sorted({*prev_of, *prev_of.values()})
-        yield n, prev_of
+            current = [(h * _MULTIPLIER + w) & _MASK for (_, h), w in zip(kept, word_hashes)]
+        else:
+            current = []
 
 
 def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = None,
