@@ -19,7 +19,8 @@ import pytest
 from marin_assets.data import normalize
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.gopher_repetition import (
-    duplicated_ngram_chars, split_lines, split_paragraphs, top_ngram_chars,
+    duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n, split_lines, split_paragraphs,
+    top_ngram_chars,
 )
 from marin_assets.data.filters.text import PUNCTUATION, TextView, split_words
 from marin_assets.data.filters.words import rules
@@ -109,6 +110,22 @@ def test_repetition_fractions_equal_the_reference(kind):
                 early = duplicated_ngram_chars(view, n, stop_above=frac)
                 assert early <= expected and (early / len(text) > frac) == (expected / len(text) > frac)
     assert checked > 0  # some texts do repeat n-grams
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_earlier_occurrences_by_n_equal_each_n_alone(kind):
+    """check() finds each longer n-gram's repeats among the shorter one's; the same as comparing all n-grams."""
+    texts = real_texts()[:300] if kind == "real" else repetitive_texts()
+    repeats = 0
+    for text in texts:
+        view = TextView(text)
+        by_n = earlier_occurrences_by_n(view, 5)
+        for n in range(5, 14):
+            m, prev_of = next(by_n)
+            assert (m, prev_of) == (n, earlier_occurrences(view.ngram_hashes(n))), (n, text[:80])
+            assert duplicated_ngram_chars(view, n, prev_of=prev_of) == reference_duplicated_chars(view.words, n)
+            repeats += len(prev_of)
+    assert repeats > 0
 
 
 def test_word_classes_equal_the_reference():

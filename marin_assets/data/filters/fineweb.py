@@ -29,7 +29,7 @@ def check(text: str | TextView, cfg: FineWebConfig) -> str | None:
         return "short_line_ratio"
     if find_duplicates(lines)[1] / len(text.replace("\n", "")) > cfg.char_duplicates_ratio:
         return "char_dup_ratio"
-    n_words = len(view.words)
+    n_words = view.n_words
     if text.count("\n") / max(n_words, 1) > cfg.new_line_ratio:
         return "list_ratio"
     return None

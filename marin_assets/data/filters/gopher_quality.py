@@ -26,7 +26,7 @@ class GopherQualityConfig(Recipe):
 def check(view: TextView, cfg: GopherQualityConfig) -> str | None:
     """The first failing rule's name, or None."""
     text = view.text
-    n_words = len(view.words)
+    n_words = view.n_words
     mask = view.non_symbol_mask
     n_content_words = int(mask.sum())
     if cfg.min_doc_words is not None and n_content_words < cfg.min_doc_words:
@@ -61,6 +61,6 @@ def check(view: TextView, cfg: GopherQualityConfig) -> str | None:
     if cfg.max_non_alpha_words_ratio is not None and view.alpha_word_count / n_words < cfg.max_non_alpha_words_ratio:
         return "gopher_below_alpha_threshold"
 
-    if cfg.min_stop_words is not None and len(set(cfg.stop_words).intersection(view.words)) < cfg.min_stop_words:
+    if cfg.min_stop_words is not None and view.distinct_words_among(cfg.stop_words) < cfg.min_stop_words:
         return "gopher_enough_stop_words"
     return None

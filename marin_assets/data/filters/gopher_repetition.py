@@ -7,14 +7,16 @@ N-grams are compared by vectorised hashes instead of joined strings, which is wh
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
 from marin_assets.core.recipes import Recipe
-from marin_assets.data.filters.text import TextView, find_duplicates
+from marin_assets.data.filters.text import HASH_MULTIPLIER, TextView, find_duplicates
 
 _PARAGRAPH_RE = re.compile(r"\n{2,}")
 _LINE_RE = re.compile(r"\n+")
+_MULTIPLIER, _MASK = int(HASH_MULTIPLIER), (1 << 64) - 1  # TextView.ngram_hashes' uint64 step, in Python ints
 
 
 class GopherRepetitionConfig(Recipe):
@@ -48,44 +50,101 @@ def _exceeds(value: float, threshold: float | None) -> bool:
 def top_ngram_chars(view: TextView, n: int) -> int:
     """Characters covered by the most frequent n-gram (its length x its count; ties: first seen)."""
     hashes = view.ngram_hashes(n)
-    _, first_index, counts = np.unique(hashes, return_index=True, return_counts=True)
-    top = counts.max()
-    first = int(first_index[counts == top].min())
-    return int(view.ngram_char_lengths(n, separator=1)[first]) * int(top)
+    ordered = np.sort(hashes)  # a plain sort: much cheaper than a stable argsort
+    run_starts = ordered[1:] != ordered[:-1]
+    if run_starts.all():  # all distinct: the first n-gram, once
+        top, first = 1, 0
+    else:
+        edges = np.flatnonzero(np.concatenate(([True], run_starts, [True])))  # each run's start, then the end
+        counts = edges[1:] - edges[:-1]
+        top = int(counts.max())
+        first = int(np.argmax(_isin_sorted(hashes, ordered[edges[:-1][counts == top]])))
+    offsets = view.word_char_offsets  # the n-gram's words joined by single spaces
+    return (int(offsets[first + n] - offsets[first]) + n - 1) * top
 
 
-def previous_occurrence(hashes: np.ndarray) -> np.ndarray:
-    """For each position, the last earlier position with the same hash (-1: none)."""
-    order = np.argsort(hashes, kind="stable")  # equal hashes stay in position order
-    same = hashes[order[1:]] == hashes[order[:-1]]
-    prev = np.full(len(hashes), -1, dtype=np.int64)
-    prev[order[1:][same]] = order[:-1][same]
-    return prev
+def _isin_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """np.isin(values, sorted_set) for a sorted, non-empty sorted_set, without isin's overhead."""
+    at = np.searchsorted(sorted_set, values)
+    np.minimum(at, len(sorted_set) - 1, out=at)
+    return sorted_set[at] == values
 
 
-def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = None) -> int:
+def _repeated_positions(hashes: np.ndarray) -> list[int]:
+    """The positions whose hash occurs more than once, in order (usually a handful)."""
+    ordered = np.sort(hashes)
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return []
+    return np.flatnonzero(_isin_sorted(hashes, ordered[1:][same])).tolist()
+
+
+def _group(positions: list[int], hashes: list[int]) -> dict[int, int]:
+    """{position: the last earlier of `positions` with the same hash} for those that have one."""
+    prev_of: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for p, h in zip(positions, hashes):
+        if (q := last.get(h)) is not None:
+            prev_of[p] = q
+        last[h] = p
+    return prev_of
+
+
+def earlier_occurrences(hashes: np.ndarray) -> dict[int, int]:
+    """{position: the last earlier position with the same hash} for the positions that have one."""
+    positions = _repeated_positions(hashes)
+    return _group(positions, hashes[positions].tolist()) if positions else {}
+
+
+def earlier_occurrences_by_n(view: TextView, first: int) -> Iterator[tuple[int, dict[int, int]]]:
+    """(n, earlier_occurrences of the n-grams) for n = first, first + 1, ... (the caller stops).
+
+    `first` compares all n-grams (numpy). A longer n-gram repeats only where its first n-1 words
+    repeat, so each later n looks only at the positions of a repeated (n-1)-gram (a handful; none
+    once nothing repeats), extending their hashes with Python ints exactly as ngram_hashes does.
+    """
+    hashes = view.ngram_hashes(first)
+    members = _repeated_positions(hashes)
+    current = hashes[members].tolist() if members else []  # the members' n-gram hashes
+    n, n_words = first, view.n_words
+    while True:
+        prev_of = _group(members, current)
+        yield n, prev_of
+        n += 1
+        keep = {*prev_of, *prev_of.values()}  # in a repeated n-gram, and an (n+1)-gram still fits
+        kept = [(p, h) for p, h in zip(members, current) if p in keep and p + n <= n_words]
+        members = [p for p, _ in kept]
+        if members:
+            word_hashes = view.word_hashes[np.array(members) + (n - 1)].tolist()
+            current = [(h * _MULTIPLIER + w) & _MASK for (_, h), w in zip(kept, word_hashes)]
+        else:
+            current = []
+
+
+def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = None,
+                           prev_of: dict[int, int] | None = None) -> int:  # fmt: skip
     """Characters in repeated n-grams, scanning left to right and skipping past each repeat.
 
     The scan (datatrove's find_all_duplicate) remembers the n-grams it visits; a repeat's n words
     are skipped, so the n-grams starting inside it are never remembered. Only positions whose hash
     occurred before can be repeats, so just those are visited, in order: one is a repeat when an
     earlier occurrence was remembered (neither a repeat nor skipped). stop_above: return as soon as
-    the repeated characters exceed this fraction of the text (the rule has tripped).
+    the repeated characters exceed this fraction of the text (the rule has tripped). prev_of: the
+    n-grams' earlier_occurrences, when the caller has them.
     """
-    hashes = view.ngram_hashes(n)
-    prev = previous_occurrence(hashes)
-    candidates = np.flatnonzero(prev >= 0).tolist()
-    if not candidates:
+    if prev_of is None:
+        prev_of = earlier_occurrences(view.ngram_hashes(n))
+    if not prev_of:
         return 0
-    prev_of, offsets = prev.tolist(), view.word_char_offsets
+    offsets = view.word_char_offsets
     forgotten: set[int] = set()  # repeats and the positions their skips jumped over
     repeated = idx = 0
-    for pos in candidates:
+    for pos in sorted(prev_of):
         if pos < idx:
             continue
         earlier = prev_of[pos]
-        while earlier >= 0 and earlier in forgotten:
-            earlier = prev_of[earlier]
+        while earlier in forgotten:
+            earlier = prev_of.get(earlier, -1)
         if earlier < 0:
             continue  # first remembered occurrence
         repeated += int(offsets[pos + n] - offsets[pos])
@@ -115,18 +174,19 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
     if _exceeds(dup_chars / len(text), cfg.dup_line_char_frac):
         return "dup_line_char_frac"
 
-    n_words = len(view.words)
+    n_words = view.n_words
     for n, frac in cfg.top_n_grams.items():
         if n_words >= n and top_ngram_chars(view, n) / len(text) > frac:
             return f"top_{n}_gram"
 
-    no_repeats_from = None  # once no n-gram repeats, no longer n-gram can repeat either
+    if not cfg.dup_n_grams:
+        return None
+    by_n = earlier_occurrences_by_n(view, min(cfg.dup_n_grams))
+    found: dict[int, dict[int, int]] = {}  # n -> earlier occurrences, computed in increasing n
     for n, frac in cfg.dup_n_grams.items():
-        if no_repeats_from is not None and n >= no_repeats_from:
-            continue
-        repeated = duplicated_ngram_chars(view, n, stop_above=frac)
-        if repeated == 0:
-            no_repeats_from = n
-        elif repeated / len(text) > frac:
+        while n not in found:
+            m, prev_of = next(by_n)
+            found[m] = prev_of
+        if duplicated_ngram_chars(view, n, stop_above=frac, prev_of=found[n]) / len(text) > frac:
             return f"duplicated_{n}_n_grams"
     return None

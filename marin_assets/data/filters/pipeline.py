@@ -65,7 +65,7 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
         if rule := gopher_quality.check(view, settings.gopher_quality):
             return rejected("gopher_quality", rule)
     if settings.gopher_repetition is not None or settings.gopher_quality is not None:
-        stats["words"] = len(view.words)
+        stats["words"] = view.n_words
     if settings.c4 is not None:
         lines = c4.filter_lines(text, settings.c4)
         stats.update(line_removed_chars=lines.removed, line_removed_frac=round(lines.removed_frac, 4))

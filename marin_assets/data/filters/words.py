@@ -10,7 +10,8 @@ infixes split. The special-case matcher spaCy runs afterwards is applied within 
 
 A chunk's tokens depend on the chunk alone and chunks recur across documents, so each distinct
 chunk is split once per process (bounded memo); chunks of letters only that are no special case
-(most words) are words as they are.
+(most words) are words as they are. The words' classes (word_class, for Gopher quality) come with
+them: a letters-only word is a content word with a letter, the memo holds the other words' classes.
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ import re
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
+from marin_assets.data.filters.punctuation import PUNCTUATION
+
 RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
 _MEMO_MAX = 300_000
+NON_SYMBOL, HAS_LETTER = 1, 2  # word class bits (word_class)
 
 
 class SpacyEnglishRules:
@@ -116,23 +122,49 @@ def rules() -> SpacyEnglishRules:
     return SpacyEnglishRules(json.loads(RULES_FILE.read_text(encoding="utf-8")))
 
 
-_CHUNK_WORDS: dict[str, tuple[str, ...]] = {}
+def word_class(word: str) -> int:
+    """NON_SYMBOL: a character outside the punctuation set; HAS_LETTER: a str.isalpha character (as datatrove:
+    not \\w, "²" is no letter). A word of letters only is both (no letter is punctuation)."""
+    return (NON_SYMBOL if any(c not in PUNCTUATION for c in word) else 0) | (
+        HAS_LETTER if any(c.isalpha() for c in word) else 0)  # fmt: skip
 
 
-def _chunk_words(chunk: str) -> tuple[str, ...]:
+# chunk (not letters only, or a special case) -> (its words, their word_class bits)
+_CHUNK_WORDS: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+
+
+def _chunk_words(chunk: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     if len(_CHUNK_WORDS) >= _MEMO_MAX:
         _CHUNK_WORDS.clear()
-    words = _CHUNK_WORDS[chunk] = rules().split_chunk(chunk)
-    return words
+    words = rules().split_chunk(chunk)
+    entry = _CHUNK_WORDS[chunk] = (words, tuple(map(word_class, words)))
+    return entry
 
 
-def split_words(text: str) -> list[str]:
-    """datatrove's split_into_words(text) for English: spaCy tokens, whitespace tokens left out."""
+def split_document(text: str) -> tuple[list[str], np.ndarray]:
+    """(split_words(text), each word's class bits as int8).
+
+    A chunk of letters only that is no special case is one word with both class bits; only the
+    other chunks go through the memo, which gives their words with the words' classes.
+    """
     out: list[str] = []
+    at: list[int] = []  # positions in `out` of the memo's words, and their classes
+    classes: list[int] = []
     memo, special = _CHUNK_WORDS, rules().special
     for chunk in text.split():
         if chunk.isalpha() and chunk not in special:
             out.append(chunk)
         else:
-            out.extend(memo.get(chunk) or _chunk_words(chunk))
-    return out
+            words, word_classes = memo.get(chunk) or _chunk_words(chunk)
+            at.extend(range(len(out), len(out) + len(words)))
+            classes.extend(word_classes)
+            out.extend(words)
+    bits = np.full(len(out), NON_SYMBOL | HAS_LETTER, dtype=np.int8)
+    if at:
+        bits[at] = classes
+    return out, bits
+
+
+def split_words(text: str) -> list[str]:
+    """datatrove's split_into_words(text) for English: spaCy tokens, whitespace tokens left out."""
+    return split_document(text)[0]
