@@ -91,9 +91,13 @@ def test_real_texts_are_many():
     assert len(real_texts()) >= 50
 
 
+def texts_of(kind: str) -> list[str]:
+    return real_texts()[:300] if kind == "real" else repetitive_texts()
+
+
 @pytest.mark.parametrize("kind", ["real", "repetitive"])
 def test_repetition_fractions_equal_the_reference(kind):
-    texts = real_texts()[:300] if kind == "real" else repetitive_texts()
+    texts = texts_of(kind)
     checked = 0
     for text in texts:
         view = TextView(text)
@@ -115,7 +119,7 @@ def test_repetition_fractions_equal_the_reference(kind):
 @pytest.mark.parametrize("kind", ["real", "repetitive"])
 def test_earlier_occurrences_by_n_equal_each_n_alone(kind):
     """check() finds each longer n-gram's repeats among the shorter one's; the same as comparing all n-grams."""
-    texts = real_texts()[:300] if kind == "real" else repetitive_texts()
+    texts = texts_of(kind)
     repeats = 0
     for text in texts:
         view = TextView(text)
