@@ -14,7 +14,7 @@ CoarseGrainedExecutorBackend JVM on the machine and its children. Targets (issue
 cost of the largest size within 1.2x of the next smaller size, driver peak RSS flat (within 1.2x),
 nothing above 8 GB.
 
-The mixture writer holds one input and one output row group in the driver (about 4M tokens each,
+The mixture writer holds one input and one output row group in the driver (about 1M tokens each,
 tokenize/shards.py ROW_GROUP_TOKENS), whatever the documents_per_shard of the tokenizer and mixture recipes
 (--token-shard-docs, --mixture-shard-docs: the shipped 20,000 / 50,000 by default), so the bound is filled at
 10k already. The tokenizer trains on a fixed 4 MB of text at every size. What still grows with the corpus in

@@ -17,9 +17,11 @@ import pyarrow.parquet as pq
 from marin_assets.core.schemas import TOKENIZED_SCHEMA, TOKENIZER_HASH_KEY
 
 SHARD_PATTERN = "shard-{:05d}.parquet"
-# A row group holds about this many token ids (16 MB): what a reader of a shard, or the mixture writer,
-# decodes or holds at once, whatever the shard's documents_per_shard.
-ROW_GROUP_TOKENS = 4 * 2**20
+# A row group holds about this many token ids (4 MB): what a reader of a shard, or the mixture writer,
+# decodes or holds at once, whatever the shard's documents_per_shard. At 4M tokens the mixture step's
+# working memory was +160 MB over its start (Arrow take / sort / combine copies of a group, held by the
+# allocator); at 1M, +70 MB (benchmarks/mixture_scale.py, 30k documents).
+ROW_GROUP_TOKENS = 2**20
 
 
 class ShardError(ValueError):
