@@ -41,7 +41,6 @@ TRAINER = "marin_assets.train.maxtext_entry"
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("storage")
     build_mixture(root)
-    os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(root / "jax_cache"))
     return {"root": root, "assets": assets_for_subprocess()}
 
 

@@ -47,7 +47,6 @@ def env(tmp_path_factory):
     run = defs.get_assets_def("training_run")
     mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
     checks = list(defs.asset_checks)
-    os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(root / "jax_cache"))
     return {"root": root, "assets": [plan, run, mixture, *checks]}
 
 
