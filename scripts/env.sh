@@ -55,6 +55,9 @@ if [ "$(cat "$PYC_STAMP" 2>/dev/null)" != "$LOCK_HASH" ]; then
   "$REPO/.venv/bin/python" -m compileall -qq -j 0 "$("$REPO/.venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" || true
   echo "$LOCK_HASH" > "$PYC_STAMP"
 fi
+# The package's own, each time (seconds; up-to-date files are skipped; an edited file's stale .pyc is
+# ignored by Python, which checks the source's mtime and size): every subprocess imports it.
+"$REPO/.venv/bin/python" -m compileall -qq "$REPO/marin_assets" || true
 
 mkdir -p "$DAGSTER_HOME"
 [ -f "$DAGSTER_HOME/dagster.yaml" ] || cp "$REPO/deployments/local/dagster.yaml" "$DAGSTER_HOME/dagster.yaml"
