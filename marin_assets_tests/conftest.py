@@ -34,9 +34,8 @@ def pytest_configure(config):
     # One persistent JAX compilation cache per worker, for every trainer it starts (in-process
     # Dagster, `dagster dev` run workers, CLI subprocesses inherit it): a cold compile of the tiny
     # model's programs took ~40 s of a ~60 s run, a cached one ~8 s. Per worker, not shared: two
-    # processes never write one entry at once. Min compile time 0: the small eval programs too.
+    # processes never write one entry at once. JAX's default threshold (programs compiling in 1 s+).
     os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(Path(own) / "jax_cache"))
-    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 
 def pytest_unconfigure(config):
