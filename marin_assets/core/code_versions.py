@@ -71,7 +71,7 @@ def code_version(recipe_section: Any, *computing: ModuleType | str,
     Editing the recipe section, a computing module or anything it imports (at any depth, inside
     functions too) changes the version, so Dagster marks exactly the assets that run that code stale.
     """
-    files = import_graph.module_files(package_dir)
+    files = import_graph.graph_files(package_dir)  # the modules the closure below is taken from
     modules = versioned_modules(*computing, package_dir=package_dir)
     parts = [canonical_json(recipe_section)]
     for name in modules:

@@ -39,10 +39,15 @@ def _with_parents(name: str, known: dict[str, Path]) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)} & known.keys()
 
 
+# package_dir -> the module files its cached import_graph was read from: closure and code_version
+# look modules up there instead of walking the folder again (one walk per load, not two per asset).
+_GRAPH_FILES: dict[Path, dict[str, Path]] = {}
+
+
 @functools.cache
 def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it imports directly (its own parent packages excluded)."""
-    files = module_files(package_dir)
+    files = _GRAPH_FILES[package_dir] = module_files(package_dir)
     graph = {}
     for module, path in files.items():
         is_package = path.name == "__init__.py"
@@ -60,9 +65,15 @@ def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     return graph
 
 
+def graph_files(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """module_files(package_dir) as import_graph(package_dir) read them (same cache, same modules)."""
+    import_graph(package_dir)
+    return _GRAPH_FILES[package_dir]
+
+
 def closure(modules: list[str] | tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> frozenset[str]:
     """The modules themselves, their parent packages and every package module they reach."""
-    graph, files = import_graph(package_dir), module_files(package_dir)
+    graph, files = import_graph(package_dir), graph_files(package_dir)
     seen: set[str] = set()
     frontier = [p for m in modules for p in _with_parents(m, files)]
     while frontier:

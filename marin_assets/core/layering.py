@@ -44,7 +44,7 @@ def _is_dagster(module: str) -> bool:
 
 @functools.cache
 def module_kind(module: str, package_dir: Path = PACKAGE_DIR) -> str:
-    tree = ast.parse(import_graph.module_files(package_dir)[module].read_text())
+    tree = ast.parse(import_graph.graph_files(package_dir)[module].read_text())  # one folder walk, not one per module
     imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and n.level == 0]
     if not any(_is_dagster(m) for m in imported):
@@ -59,7 +59,7 @@ def is_top(module: str) -> bool:
 
 
 def kinds(package_dir: Path = PACKAGE_DIR) -> dict[str, str]:
-    graph, files = import_graph.import_graph(package_dir), import_graph.module_files(package_dir)
+    graph, files = import_graph.import_graph(package_dir), import_graph.graph_files(package_dir)
     kind = {m: module_kind(m, package_dir) for m in graph}
     for module in sorted(graph, key=lambda m: -m.count(".")):  # deepest packages first
         if files[module].name == "__init__.py" and kind[module] == "pure":

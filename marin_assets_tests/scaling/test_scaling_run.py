@@ -1,7 +1,6 @@
 """One real suite run: MaxText on CPU through the training stage's launcher, via Dagster."""
 
 import json
-import os
 import random
 
 import dagster as dg
@@ -23,7 +22,6 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     rng = random.Random(7)
     held_texts = [_document(rng) for _ in range(12)]
     write_eval_set(tmp_path, "handbook_passages", held_texts)
-    os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(tmp_path / "jax_cache"))
     recipe = fixture_recipe(budgets=[{"flops": 1e10, "sizes": ["d16l1", "d24l1", "d32l1"]}], heldout=None)
     run = next(r for r in suite_runs(recipe) if r.size == "d32l1")
     assert 20 <= run.steps <= 60 and run.D < info.train_tokens

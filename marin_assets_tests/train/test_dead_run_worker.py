@@ -40,7 +40,7 @@ def test_killed_run_worker_is_failed_its_slot_freed_and_the_retry_resumes(tmp_pa
     with dg.DagsterInstance.ephemeral() as scratch:  # the plan, committed up front
         assert dg.materialize(daemon_location.ASSETS, partition_key=daemon_location.RUN_NAME, instance=scratch,
                               resources=local_resources(str(root)), selection=["training_plan"]).success
-    env = {"MARIN_TEST_STORAGE_ROOT": str(root), "MARIN_JAX_CACHE_DIR": str(tmp_path / "jax_cache")}
+    env = {"MARIN_TEST_STORAGE_ROOT": str(root)}  # the worker's JAX cache (conftest) comes with os.environ
     run_dir = root / "training" / daemon_location.RUN_NAME
     with dagster_dev(tmp_path / "home", module="marin_assets_tests.train.daemon_location", env=env) as server:
         instance = dg.DagsterInstance.from_config(str(server.home))

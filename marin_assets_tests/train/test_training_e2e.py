@@ -21,6 +21,7 @@ from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.train.mixture_fixture import build_mixture
+from marin_assets_tests.train.reference_run import publish_hash, run_key, session_dir
 from marin_assets_tests.local_resources import local_resources
 
 pytestmark = pytest.mark.slow
@@ -47,7 +48,6 @@ def env(tmp_path_factory):
     run = defs.get_assets_def("training_run")
     mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
     checks = list(defs.asset_checks)
-    os.environ.setdefault("MARIN_JAX_CACHE_DIR", str(root / "jax_cache"))
     return {"root": root, "assets": [plan, run, mixture, *checks]}
 
 
@@ -71,12 +71,15 @@ def check_results(result):
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(env):
+def uninterrupted(env, tmp_path_factory):
     instance = dg.DagsterInstance.ephemeral()
     result = materialize(env, "tiny-fixture", instance)
     assert result.success
     logs = [(e.timestamp, e.user_message) for e in instance.all_logs(result.run_id)]
-    return result, result_json(env, "tiny-fixture"), logs
+    res = result_json(env, "tiny-fixture")
+    # test_preemption compares with this run's hash instead of training its own reference
+    publish_hash(session_dir(tmp_path_factory), run_key(TINY, env["root"] / "mixtures" / "tiny"), res["checkpoint_hash"])
+    return result, res, logs
 
 
 def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env, uninterrupted):
