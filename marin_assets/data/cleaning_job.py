@@ -7,7 +7,8 @@ then LSH buckets and connected components; the smallest (id, source) survives; w
 source or across all, by recipe.dedup.scope) -> deterministic Parquet files. A duplicate's
 rejected row names the kept document (kept_id, kept_source). Counts conserve: records in = kept +
 rejected + quarantined, and the records counted per file by format (record_counts, apart from
-the readers) must equal the records the cleaner saw.
+the readers; counted in the read tasks themselves, so no second pass over the files) must equal the
+records the cleaner saw.
 """
 
 from __future__ import annotations
