@@ -7,7 +7,8 @@ then LSH buckets and connected components; the smallest (id, source) survives; w
 source or across all, by recipe.dedup.scope) -> deterministic Parquet files. A duplicate's
 rejected row names the kept document (kept_id, kept_source). Counts conserve: records in = kept +
 rejected + quarantined, and the records counted per file by format (record_counts, apart from
-the readers) must equal the records the cleaner saw.
+the readers; counted in the read tasks themselves, so no second pass over the files) must equal the
+records the cleaner saw.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordC
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files_and_skipped, relative_name
-from marin_assets.data.record_batches import record_batches
+from marin_assets.data.record_batches import FileCounts, record_batches
 from marin_assets.data.record_counts import count_records
 from marin_assets.data.side_by_side import run_side_by_side
 from marin_assets.data.sources import SourceSpec
@@ -41,13 +42,17 @@ ROW_SCHEMA = ("status string, id string, url string, text string, metadata strin
               "bands array<long>, step_counts string, quality_score double")  # fmt: skip
 
 
-def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[str], eval_index, quality_model):
-    """One source's records as cleaned rows (ROW_SCHEMA + source), computed on the executors."""
+def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[str], eval_index, quality_model,
+                 counted=None):  # fmt: skip
+    """One source's records as cleaned rows (ROW_SCHEMA + source), computed on the executors.
+
+    counted: a FileCounts accumulator that the read tasks fill with each file's independent count.
+    """
     from pyspark.sql import functions as F
 
     # one task per file, read in Python; the records go to the JVM as Arrow batches
     paths = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], len(files)), "path string")
-    records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes), RECORD_SCHEMA)
+    records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes, counted), RECORD_SCHEMA)
     # the id window's shuffle also spreads a few big files over the workers
     raw = quarantine_duplicate_ids(records, recipe.spark.partitions)
     curation = curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model)
@@ -79,7 +84,9 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
         if not listed[spec.name][0]:
             raise ValueError(f"source {spec.name!r}: no files match {spec.uri}")
     by_name = {spec.name: spec for spec in specs}
-    parts = [_source_rows(spark, spec, recipe, listed[spec.name][0], eval_index, quality_model) for spec in specs]
+    counted = {name: spark.sparkContext.accumulator({}, FileCounts()) for name in out_dirs}
+    parts = [_source_rows(spark, spec, recipe, listed[spec.name][0], eval_index, quality_model, counted.get(spec.name))
+             for spec in specs]  # fmt: skip
     rows = reduce(lambda a, b: a.unionByName(b), parts).persist()
     try:
         dedup, precision = recipe.dedup, recipe.dedup_precision
@@ -93,7 +100,8 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
             # reason (caches `decisions`). Every later job only reads those caches, so they run side by side.
             tallies = {name: _tallies(rows, decisions, name) for name in out_dirs}
             jobs = {name: _source_jobs(spark, rows, decisions, kept, by_name[name], listed[name], recipe,
-                                       out_dir, tallies[name], verify) for name, out_dir in out_dirs.items()}  # fmt: skip
+                                       out_dir, tallies[name], verify, counted[name].value)
+                    for name, out_dir in out_dirs.items()}  # fmt: skip
             done = run_side_by_side(jobs)
             return {name: _source_stats(tallies[name], done[name], verify) for name in out_dirs}
         finally:
@@ -102,12 +110,18 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
         rows.unpersist()
 
 
-def count_source_records(spark, spec: SourceSpec, files: list[str]) -> dict[str, int]:
-    """{file relative name: records}, one Spark task per file (the files are read a second time)."""
+def count_source_records(spark, spec: SourceSpec, files: list[str], counted: dict | None = None) -> dict[str, int]:
+    """{file relative name: records}: the read tasks' counts (counted), and for any file they did not
+    count, one Spark task per file (the file is read a second time). Every listed file has its count."""
+    counted = dict(counted or {})
+    missing = [f for f in files if relative_name(f, spec) not in counted]
+
     def count(path: str):
         return relative_name(path, spec), count_records(path, spec)
 
-    return dict(sorted(spark.sparkContext.parallelize(files, len(files)).map(count).collect()))
+    if missing:
+        counted.update(spark.sparkContext.parallelize(missing, len(missing)).map(count).collect())
+    return dict(sorted((relative_name(f, spec), counted[relative_name(f, spec)]) for f in files))
 
 
 def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter]:
@@ -124,7 +138,7 @@ def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter]:
 
 
 def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tuple, recipe: CleaningRecipe,
-                 out_dir: str, tallies: tuple[Counter, Counter], verify) -> dict:  # fmt: skip
+                 out_dir: str, tallies: tuple[Counter, Counter], verify, counted: dict) -> dict:  # fmt: skip
     """{part of the stats: a function running its Spark job(s)} for one written source; independent."""
     from pyspark.sql import functions as F
 
@@ -133,7 +147,7 @@ def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tup
     jobs = {**_write_jobs(all_rows, decisions, name, recipe, out_dir, tallies),
             "file_level": lambda: file_level(rows, [relative_name(f, spec) for f in skipped]),
             "step_stats": lambda: curation_job.step_stats(rows),
-            "reader_counts": lambda: count_source_records(spark, spec, files)}  # fmt: skip
+            "reader_counts": lambda: count_source_records(spark, spec, files, counted)}  # fmt: skip
     if recipe.dedup.near:  # a bounded sample of the LSH candidate pairs, for the dedup_precision check
         pairs = candidate_pair_sample(kept.where(F.col("source") == name), recipe.dedup_precision.sample_pairs,
                                       recipe.dedup.seed)  # fmt: skip

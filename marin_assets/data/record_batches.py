@@ -4,6 +4,10 @@ Runs as a mapInArrow body over a DataFrame of file paths (one per task), so reco
 as Arrow columns, not as pickled Python rows turned into Spark rows one by one. The records are the
 readers' (data.readers), so ids, offsets, metadata and quarantine rows are the same as reading the
 file in process. Batches are cut by rows and by text size, so memory stays bounded on big records.
+
+The same task also counts each file's records with record_counts (by format, not through the
+readers) into a Spark accumulator of {file: records}: the conservation check keeps its independent
+count without a second Spark job that reads every file again in fresh Python tasks.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_rows import RECORD_COLUMNS, record_tuple
 from marin_assets.data.readers import read_file, relative_name
+from marin_assets.data.record_counts import count_records
 from marin_assets.data.sources import SourceSpec
 
 BATCH_ROWS = 2048
@@ -26,8 +31,23 @@ def record_arrow_schema():
     return pa.schema([(name, pa.int64() if name in ints else pa.string()) for name in RECORD_COLUMNS])
 
 
-def record_batches(spec: SourceSpec, max_record_bytes: int):
-    """mapInArrow body: batches of file paths (column "path") -> batches of their records."""
+class FileCounts:
+    """AccumulatorParam of {file: records}. Merging is a dict update, so a task that Spark runs again
+    (a retry, a recomputed stage) adds the same counts again, not double counts."""
+
+    def zero(self, value: dict) -> dict:
+        return {}
+
+    def addInPlace(self, counts: dict, more: dict) -> dict:
+        counts.update(more)
+        return counts
+
+
+def record_batches(spec: SourceSpec, max_record_bytes: int, counted=None):
+    """mapInArrow body: batches of file paths (column "path") -> batches of their records.
+
+    counted: an accumulator (FileCounts) given {relative file name: count_records(file)} per file read.
+    """
     import pyarrow as pa
 
     schema = record_arrow_schema()
@@ -41,6 +61,8 @@ def record_batches(spec: SourceSpec, max_record_bytes: int):
         for batch in batches:
             for path in batch.column("path").to_pylist():
                 rows, chars, name = [], 0, relative_name(path, spec)  # file names relative to the source root
+                if counted is not None:
+                    counted.add({name: count_records(path, spec)})
                 for record in read_file(path, spec, max_record_bytes):  # read_file: a global of `run` (tests patch it)
                     row = record_tuple(record, name)
                     rows.append(row)

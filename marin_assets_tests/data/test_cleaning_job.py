@@ -92,3 +92,17 @@ def test_slow_page_is_quarantined_inside_spark_and_the_partition_goes_on(spark, 
     [q] = _rows(tmp_path / "out", "quarantine")
     assert q["file"] == "pages.warc" and q["reason"] == "extraction_timeout: exceeded 1 s"
     assert stats["kept"] + stats["rejected"] == 2  # the pages after the slow one were cleaned too
+
+
+def test_reader_counts_come_from_the_read_tasks_and_missing_files_are_counted_again(spark, tmp_path):
+    from marin_assets.data.cleaning_job import count_source_records
+    from marin_assets.data.sources import SourceSpec
+
+    for name, lines in (("a.jsonl", 2), ("b.jsonl", 3)):
+        (tmp_path / name).write_text("".join(f'{{"id": "{name}{i}", "text": "t"}}\n' for i in range(lines)))
+    spec = SourceSpec(name="s", uri=f"{tmp_path}/*.jsonl", format="jsonl", license="CC0-1.0")
+    files = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    # b.jsonl never reached the accumulator (its read task's count is lost): a job counts it, a's count stands
+    assert count_source_records(spark, spec, files, {"a.jsonl": 7}) == {"a.jsonl": 7, "b.jsonl": 3}
+    stats = clean_source(spark, spec, _recipe(), str(tmp_path / "out"))
+    assert stats["reader_counts"] == {"a.jsonl": 2, "b.jsonl": 3} and stats["conserved"]

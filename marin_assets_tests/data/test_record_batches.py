@@ -40,3 +40,27 @@ def test_a_batch_is_cut_by_text_size_too(tmp_path, monkeypatch):
     monkeypatch.setattr(rb, "BATCH_CHARS", 250)  # three texts of 100 characters pass it
     batches = list(rb.record_batches(spec, 1 << 20)([pa.RecordBatch.from_pydict({"path": files})]))
     assert [b.num_rows for b in batches] == [3, 3]
+
+
+class _Added:
+    """Stands in for a Spark accumulator: what the read tasks add, merged by FileCounts."""
+
+    def __init__(self) -> None:
+        self.value = rb.FileCounts().zero({})
+
+    def add(self, more: dict) -> None:
+        self.value = rb.FileCounts().addInPlace(self.value, more)
+
+
+def test_the_read_tasks_count_each_file_apart_from_the_readers(tmp_path, monkeypatch):
+    docs = [json.dumps({"id": f"d{i}", "text": "z" * 20}) for i in range(6)]
+    spec, files = _source(tmp_path, docs[:2] + ["{not json"] + docs[2:])
+    monkeypatch.setattr(rb, "read_file", lambda path, spec, max_bytes: iter(()))  # a reader that loses everything
+    counted = _Added()
+    assert list(rb.record_batches(spec, 1 << 20, counted)([pa.RecordBatch.from_pydict({"path": files})])) == []
+    assert counted.value == {"a.jsonl": 3, "sub/b.jsonl": 4}  # the count still sees every line
+
+
+def test_file_counts_merge_a_rerun_task_without_double_counting():
+    merged = rb.FileCounts().addInPlace({"a.jsonl": 3}, {"b.jsonl": 4})
+    assert rb.FileCounts().addInPlace(merged, {"a.jsonl": 3}) == {"a.jsonl": 3, "b.jsonl": 4}
