@@ -57,7 +57,7 @@ class RecordCleaner:
         self.extractor_name = recipe.extraction.name_for(source)
         self.curation = curation  # decontamination, PII, quality score (data/curation.py)
         dedup = recipe.dedup
-        self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
+        self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed, dedup.hash_family) if dedup.near else None
         self._extract = None  # built where the records are (a Spark worker), never pickled
 
     def __getstate__(self) -> dict:
@@ -202,7 +202,7 @@ def lsh_band_batches(recipe: CleaningRecipe):
     import pyarrow as pa
 
     dedup = recipe.dedup
-    hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed)
+    hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed, dedup.hash_family)
     schema = pa.schema([("id", pa.string()), ("bands", pa.list_(pa.int64()))])
 
     def run(batches: Iterable) -> Iterator:
