@@ -40,8 +40,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from corpus import build_corpus  # noqa: E402
+from marin_assets.data.hash_families import family_names  # noqa: E402
 from dedup_sides import (  # noqa: E402
     BANDS,
+    HASH_FAMILY,
     NUM_PERM,
     ROWS,
     SHINGLE,
@@ -49,6 +51,7 @@ from dedup_sides import (  # noqa: E402
     bucket_pairs,
     check_same_rule,
     print_precision_recall,
+    dedup_settings,
     print_verified_agreement,
     run_datasketch,
     run_ours,
@@ -104,17 +107,15 @@ def spark_session(cores: int):
 def spark_runner(spark, corpus: Path):
     """A function that runs the Spark job's dedup path on the corpus files and returns the removed ids."""
     from marin_assets.data.cleaning_job import near_duplicates
-    from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
-    from marin_assets.data.cleaning_rows import lsh_band_batches
+    from marin_assets.data.lsh_bands import BAND_COLUMNS, lsh_band_batches
 
-    recipe = CleaningRecipe(dedup=DedupSettings(num_perm=NUM_PERM, bands=BANDS, rows=ROWS, shingle_size=SHINGLE))
     docs = spark.read.schema("id string, text string").json(str(corpus))
 
     def run(frame=docs) -> set[str]:
-        bands = frame.mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>")
+        bands = frame.mapInArrow(lsh_band_batches(dedup_settings()), BAND_COLUMNS)
         return {r["member"] for r in near_duplicates(bands).collect()}
 
-    run(docs.limit(500))  # warm-up (not measured): Python workers and their imports
+    run(docs.sample(0.02, seed=0))  # warm-up (not measured): a Python worker per core and its imports
     return run
 
 
@@ -168,8 +169,12 @@ def main() -> None:
                         help="a make_bench_corpus.py build ('' to skip that corpus)")  # fmt: skip
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_dedup"))
     parser.add_argument("--quality-docs", type=int, default=4000, help="documents for precision / recall (0: skip)")
+    parser.add_argument("--hash-family", default=HASH_FAMILY["name"], choices=family_names(),
+                        help="our MinHash hash family (the recipe's dedup.hash_family; default: the recipe default)")
     parser.add_argument("--threshold", type=float, default=0.7, help="exact Jaccard of a true near duplicate")
     args = parser.parse_args()
+    HASH_FAMILY["name"] = args.hash_family
+    print(f"our hash family: {args.hash_family}")
     shutil.rmtree(args.workdir, ignore_errors=True)
     corpora = {"project": project_corpus(args.docs, args.workdir / "project")}
     if args.debian_corpus:

@@ -54,6 +54,12 @@ class MinHasher:
         self.a, self.b = self.family.permutations(num_perm, seed)
         self._block = np.empty(num_perm * _BLOCK, dtype=np.uint32)  # scratch: one hasher per thread
 
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_block": None}  # Spark pickles the hasher into every task: not its 3.7 MB scratch
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _block=np.empty(state["a"].size * _BLOCK, dtype=np.uint32))
+
     def signatures(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(len(texts), num_perm) minimum hashes (uint32), and which texts have words (others: no signature)."""
         sigs = np.empty((self.a.size, len(texts)), dtype=np.uint32)
