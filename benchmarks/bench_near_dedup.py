@@ -12,9 +12,11 @@ part), then MinHashLSH insert + query and the union-find rule in the parent. Sec
 each: ours in process (MinHasher + band keys + lsh_star_edges) vs datasketch in one process. Both
 printed with benchmarks/harness.py (median and range of --repeat rounds, cores, load average).
 
-Decisions. The hash functions differ (datasketch: SHA-1 per shingle and 61-bit Mersenne affine
-permutations; ours: numpy polynomial hashes and 32-bit affine permutations), so a few borderline pairs
-fall differently: the pair agreement is printed (target >= 0.95). Checked exactly: our LSH + clustering
+Decisions. Ours uses the recipe's MinHash hash family (--hash-family, default the recipe default,
+`datasketch`): its signatures are bit-identical to datasketch's MinHash (SHA-1 per shingle, MurmurHash3
+finalizer, affine permutations mod 2**32 from RandomState(seed); data/hash_families/datasketch_sha1.py),
+so the candidate pairs should agree exactly; `polynomial` (numpy hashes, faster) splits borderline pairs
+differently. The pair agreement is printed (target >= 0.95). Checked exactly: our LSH + clustering
 on datasketch's own signatures flags what datasketch flags; the Spark path removes what ours in process
 removes; the pool removes what one datasketch process removes. Precision / recall of the candidate
 pairs against exact Jaccard (>= --threshold) on --quality-docs documents per corpus.
@@ -25,7 +27,7 @@ paragraphs, 10% exact + 10% near duplicates) and one built like the peer corpus 
 
     .venv/bin/python benchmarks/bench_near_dedup.py [--docs 30000] [--repeat 3] [--cores N]
         [--debian-corpus /tmp/marin_bench_corpus-100000 | --debian-corpus ''] [--quality-docs 4000]
-        [--threshold 0.7] [--workdir /tmp/bench_dedup]
+        [--threshold 0.7] [--workdir /tmp/bench_dedup] [--corpora project debian] [--hash-family NAME]
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from corpus import build_corpus  # noqa: E402
+from marin_assets.data.hash_families import family_names  # noqa: E402
 from dedup_sides import (  # noqa: E402
     BANDS,
+    HASH_FAMILY,
     NUM_PERM,
     ROWS,
     SHINGLE,
@@ -49,6 +53,7 @@ from dedup_sides import (  # noqa: E402
     bucket_pairs,
     check_same_rule,
     print_precision_recall,
+    dedup_settings,
     print_verified_agreement,
     run_datasketch,
     run_ours,
@@ -104,17 +109,15 @@ def spark_session(cores: int):
 def spark_runner(spark, corpus: Path):
     """A function that runs the Spark job's dedup path on the corpus files and returns the removed ids."""
     from marin_assets.data.cleaning_job import near_duplicates
-    from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
-    from marin_assets.data.cleaning_rows import lsh_band_batches
+    from marin_assets.data.lsh_bands import BAND_COLUMNS, lsh_band_batches
 
-    recipe = CleaningRecipe(dedup=DedupSettings(num_perm=NUM_PERM, bands=BANDS, rows=ROWS, shingle_size=SHINGLE))
     docs = spark.read.schema("id string, text string").json(str(corpus))
 
     def run(frame=docs) -> set[str]:
-        bands = frame.mapInArrow(lsh_band_batches(recipe), "id string, bands array<long>")
+        bands = frame.mapInArrow(lsh_band_batches(dedup_settings()), BAND_COLUMNS)
         return {r["member"] for r in near_duplicates(bands).collect()}
 
-    run(docs.limit(500))  # warm-up (not measured): Python workers and their imports
+    run(docs.sample(0.02, seed=0))  # warm-up (not measured): a Python worker per core and its imports
     return run
 
 
@@ -166,13 +169,18 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=harness.machine_cores(), help="cores given to each side")
     parser.add_argument("--debian-corpus", default=DEBIAN_DEFAULT,
                         help="a make_bench_corpus.py build ('' to skip that corpus)")  # fmt: skip
+    parser.add_argument("--corpora", nargs="+", choices=("project", "debian"), default=("project", "debian"))
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench_dedup"))
     parser.add_argument("--quality-docs", type=int, default=4000, help="documents for precision / recall (0: skip)")
+    parser.add_argument("--hash-family", default=HASH_FAMILY["name"], choices=family_names(),
+                        help="our MinHash hash family (the recipe's dedup.hash_family; default: the recipe default)")
     parser.add_argument("--threshold", type=float, default=0.7, help="exact Jaccard of a true near duplicate")
     args = parser.parse_args()
+    HASH_FAMILY["name"] = args.hash_family
+    print(f"our hash family: {args.hash_family}")
     shutil.rmtree(args.workdir, ignore_errors=True)
-    corpora = {"project": project_corpus(args.docs, args.workdir / "project")}
-    if args.debian_corpus:
+    corpora = {"project": project_corpus(args.docs, args.workdir / "project")} if "project" in args.corpora else {}
+    if args.debian_corpus and "debian" in args.corpora:
         corpora["debian"] = debian_corpus(Path(args.debian_corpus), args.docs, args.workdir / "debian")
     spark, pool = spark_session(args.cores), DatasketchPool(args.cores)
     try:

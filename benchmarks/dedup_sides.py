@@ -16,9 +16,23 @@ from functools import lru_cache
 import numpy as np
 from datasketch import LeanMinHash, MinHash, MinHashLSH
 
-from marin_assets.data.dedup import MinHasher, band_key_matrix, cluster_representatives, lsh_star_edges
+from marin_assets.data.cleaning_recipe import DedupSettings
+from marin_assets.data.dedup import (
+    DEFAULT_HASH_FAMILY,
+    MinHasher,
+    band_key_matrix,
+    cluster_representatives,
+    lsh_star_edges,
+)
+
+
+def dedup_settings() -> DedupSettings:
+    """The recipe's dedup settings at the benchmark's parameters (both sides use the same)."""
+    return DedupSettings(num_perm=NUM_PERM, bands=BANDS, rows=ROWS, shingle_size=SHINGLE, seed=SEED,
+                         hash_family=HASH_FAMILY["name"])  # fmt: skip
 
 NUM_PERM, BANDS, ROWS, SHINGLE, SEED = 112, 14, 8, 5, 1
+HASH_FAMILY = {"name": DEFAULT_HASH_FAMILY}  # ours: the recipe default unless --hash-family says otherwise
 BATCH = 10_000  # Spark's default Arrow batch size (spark.sql.execution.arrow.maxRecordsPerBatch)
 SHARDS_PER_PROCESS = 4  # a few shards per process, so one slow shard does not leave a core idle
 
@@ -33,7 +47,7 @@ def run_ours(docs: list[dict]) -> tuple[set[str], list[str], np.ndarray]:
     """Ours in process: MinHasher.signatures + band_key_matrix on batches (what the Spark job's mapInArrow
     runs), lsh_star_edges (the edges near_duplicates builds in Spark) and cluster_representatives."""
     docs = sorted(docs, key=lambda d: d["id"])
-    hasher = MinHasher(NUM_PERM, SHINGLE, SEED)
+    hasher = MinHasher(NUM_PERM, SHINGLE, SEED, HASH_FAMILY["name"])
     ids, keys = [], []
     for lo in range(0, len(docs), BATCH):
         batch = docs[lo : lo + BATCH]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe
 from marin_assets.data.curation_recipe import DecontaminationSettings, DedupPrecisionSettings, PiiSettings, QualitySettings
+from marin_assets.data.dedup import DEFAULT_HASH_FAMILY
 from marin_assets.data.extract import ExtractionSettings
 from marin_assets.data.filters.pipeline import FilterSettings
+from marin_assets.data.hash_families import family_names
 
 CLEANING_RECIPE = "cleaning.yaml"
 
@@ -43,6 +45,18 @@ class DedupSettings(Recipe):
     bands: int = Field(default=14, ge=1)
     rows: int = Field(default=8, ge=1)
     seed: int = 1
+    hash_family: str = Field(
+        default=DEFAULT_HASH_FAMILY,
+        description="MinHash hash family (data/hash_families): datasketch (bit-identical to datasketch MinHash) "
+        "or polynomial (numpy hashes, faster, other signatures)",
+    )
+
+    @field_validator("hash_family")
+    @classmethod
+    def _registered_family(cls, name: str) -> str:
+        if name not in family_names():
+            raise ValueError(f"unknown MinHash hash family {name!r}; registered: {', '.join(family_names())}")
+        return name
 
     @model_validator(mode="after")
     def _bands_cover_permutations(self) -> DedupSettings:

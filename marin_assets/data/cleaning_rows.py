@@ -57,7 +57,7 @@ class RecordCleaner:
         self.extractor_name = recipe.extraction.name_for(source)
         self.curation = curation  # decontamination, PII, quality score (data/curation.py)
         dedup = recipe.dedup
-        self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed) if dedup.near else None
+        self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed, dedup.hash_family) if dedup.near else None
         self._extract = None  # built where the records are (a Spark worker), never pickled
 
     def __getstate__(self) -> dict:
@@ -195,22 +195,3 @@ class RecordCleaner:
         keys = band_key_matrix(signatures, self.recipe.dedup.bands, self.recipe.dedup.rows).tolist()
         for row, key, words in zip(kept, keys, has_words, strict=True):
             row["bands"] = key if words else None
-
-
-def lsh_band_batches(recipe: CleaningRecipe):
-    """mapInArrow body for dedup alone: batches of (id, text) -> batches of (id, bands)."""
-    import pyarrow as pa
-
-    dedup = recipe.dedup
-    hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed)
-    schema = pa.schema([("id", pa.string()), ("bands", pa.list_(pa.int64()))])
-
-    def run(batches: Iterable) -> Iterator:
-        for batch in batches:
-            signatures, has_words = hasher.signatures(batch.column("text").to_pylist())
-            keys = band_key_matrix(signatures, dedup.bands, dedup.rows).tolist()
-            bands = [k if words else None for k, words in zip(keys, has_words)]
-            yield pa.RecordBatch.from_arrays([batch.column("id").cast(pa.string()), pa.array(bands, pa.list_(pa.int64()))],
-                                             schema=schema)
-
-    return run

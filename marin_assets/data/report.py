@@ -93,7 +93,7 @@ def duplicate_cluster_sizes(kept: list[dict], duplicates: list[dict], dedup) -> 
             parent[row["id"]] = first.setdefault(key, row["id"])
     survivors = [r for r in rows if parent.get(r["id"], r["id"]) == r["id"]]
     if dedup.near and survivors:
-        signatures, has_words = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed).signatures(
+        signatures, has_words = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed, dedup.hash_family).signatures(
             [r["text"] for r in survivors]
         )
         keys = band_key_matrix(signatures, dedup.bands, dedup.rows)

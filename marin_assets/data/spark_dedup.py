@@ -25,7 +25,8 @@ def lsh_buckets(docs, node: str = "id", by: tuple[str, ...] = ()):
         docs.where(F.col("bands").isNotNull())
         .select(*by, node, F.posexplode("bands").alias("band", "key"))
         .groupBy(*by, "band", "key")
-        .agg(F.min(node).alias("rep"), F.collect_set(node).alias("ids"))
+        # collect_list, not collect_set: a node has one key per band, so a bucket holds it once (no hash set per group)
+        .agg(F.min(node).alias("rep"), F.collect_list(node).alias("ids"))
         .where(F.size("ids") > 1)
     )
 

@@ -1,0 +1,105 @@
+"""MinHash hash families: the registry, the recipe setting, and the `datasketch` family's bit-identity
+with datasketch's own MinHash (which the `polynomial` family does not have)."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+from datasketch import MinHash
+from datasketch.hashfunc import sha1_hash32
+from datasketch.minhash import _fmix
+
+from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
+from marin_assets.data.dedup import MinHasher, band_key_matrix
+from marin_assets.data.hash_families import family_names, hash_family, register
+from marin_assets.data.hash_families.datasketch_sha1 import fmix32, sha1_hash32_many
+from marin_assets.data.lsh_bands import bands_array
+
+WORDS = ["alpha", "Beta", "GAMMA", "ΟΔΟΣ", "İSTANBUL", "naïve", "café", "“quoted”", "Straße", "ǅemal", "ﬁne",
+         "日本語", "emoji🙂", "x", "Ünïcode", "\xa0nbsp", "em\u2003space", "sep\x1cx", "tab\there", "line\nbreak"]  # fmt: skip
+TEXTS = ["one", "two words", "a b c d", "a b c d e", "  Leading and  trailing\n\n", "ΟΔΟΣ ΟΔΟΣ ΟΔΟΣ ΟΔΟΣ ΟΔΟΣ ΟΔΟΣ",
+         "repeat repeat repeat repeat repeat repeat repeat repeat", "İ", "日本語のテキスト"]  # fmt: skip
+
+
+def _random_texts(count: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(rng.randrange(1, 80))) for _ in range(count)]
+
+
+def datasketch_signature(text: str, num_perm: int = 112, seed: int = 1, shingle_size: int = 5) -> np.ndarray:
+    """What a datasketch user computes: MinHash over the word n-grams of text.lower().split()."""
+    words = text.lower().split()
+    grams = {" ".join(words[i : i + shingle_size]) for i in range(len(words) - shingle_size + 1)} or {" ".join(words)}
+    minhash = MinHash(num_perm=num_perm, seed=seed)
+    minhash.update_batch([gram.encode("utf-8") for gram in grams])
+    return minhash.hashvalues
+
+
+def test_datasketch_family_signatures_are_bit_identical_to_datasketch():
+    texts = TEXTS + _random_texts(150)
+    hasher = MinHasher(112, 5, 1, family="datasketch")
+    signatures, has_words = hasher.signatures(texts)
+    assert has_words.all()
+    for text, signature in zip(texts, signatures):
+        expected = datasketch_signature(text)
+        assert np.array_equal(signature, expected), text
+        assert np.array_equal(hasher.signature(text), expected)
+
+
+@pytest.mark.parametrize("num_perm, seed, shingle_size", [(64, 7, 3), (128, 42, 1)])
+def test_datasketch_family_matches_at_other_parameters(num_perm, seed, shingle_size):
+    hasher = MinHasher(num_perm, shingle_size, seed, family="datasketch")
+    for text in TEXTS + _random_texts(20, seed=seed):
+        assert np.array_equal(hasher.signature(text), datasketch_signature(text, num_perm, seed, shingle_size))
+
+
+def test_polynomial_family_is_not_datasketchs():
+    hasher = MinHasher(112, 5, 1, family="polynomial")
+    assert not any(np.array_equal(hasher.signature(t), datasketch_signature(t)) for t in TEXTS)
+
+
+def test_a_text_without_words_has_no_signature_in_every_family():
+    for name in family_names():
+        _, has_words = MinHasher(family=name).signatures(["", " \n\t\xa0", "word"])
+        assert has_words.tolist() == [False, False, True]
+        assert MinHasher(family=name).signature("   ") is None
+
+
+def test_sha1_and_fmix_steps_are_datasketchs():
+    shingles = [b"", b"a", "ΟΔΟΣ straße".encode(), b"x" * 200]
+    assert sha1_hash32_many(shingles).tolist() == [sha1_hash32(s) for s in shingles]
+    values = np.array([0, 1, 0xDEADBEEF, 0xFFFFFFFF], dtype=np.uint32)
+    assert np.array_equal(fmix32(values), _fmix(values, 32))
+
+
+def test_registry_refuses_unknown_and_duplicate_names():
+    assert {"datasketch", "polynomial"} <= set(family_names())
+    with pytest.raises(ValueError, match="unknown MinHash hash family 'sha3'"):
+        hash_family("sha3")
+    with pytest.raises(ValueError, match="registered twice"):
+        register("datasketch")(type("Another", (), {}))
+
+
+def test_recipe_default_is_the_datasketch_family_and_unknown_names_fail():
+    assert CleaningRecipe().dedup.hash_family == "datasketch"
+    assert DedupSettings(hash_family="polynomial").hash_family == "polynomial"
+    with pytest.raises(ValueError, match="unknown MinHash hash family"):
+        DedupSettings(hash_family="sha3")
+
+
+def test_hasher_pickles_without_its_scratch_and_hashes_the_same():
+    hasher = MinHasher(family="datasketch")
+    copy = pickle.loads(pickle.dumps(hasher))
+    assert len(pickle.dumps(hasher)) < 100_000  # the 3.7 MB scratch block stays behind
+    texts = _random_texts(30)
+    assert np.array_equal(copy.signatures(texts)[0], hasher.signatures(texts)[0])
+
+
+def test_bands_array_holds_each_documents_band_keys_and_null_without_words():
+    texts = ["", "some words here for the bands", "   ", "another document with words"]
+    signatures, has_words = MinHasher().signatures(texts)
+    keys = band_key_matrix(signatures[has_words], 14, 8).tolist()
+    assert bands_array(signatures, has_words, 14, 8).to_pylist() == [None, keys[0], None, keys[1]]
