@@ -83,9 +83,9 @@ def test_registry_refuses_unknown_and_duplicate_names():
         register("datasketch")(type("Another", (), {}))
 
 
-def test_recipe_default_is_the_datasketch_family_and_unknown_names_fail():
-    assert CleaningRecipe().dedup.hash_family == "datasketch"
-    assert DedupSettings(hash_family="polynomial").hash_family == "polynomial"
+def test_recipe_default_is_the_polynomial_family_and_unknown_names_fail():
+    assert CleaningRecipe().dedup.hash_family == "polynomial"
+    assert DedupSettings(hash_family="datasketch").hash_family == "datasketch"
     with pytest.raises(ValueError, match="unknown MinHash hash family"):
         DedupSettings(hash_family="sha3")
 
