@@ -123,7 +123,8 @@ def _spill(rows: np.ndarray, source_shards: list[list[str]], layout: SplitLayout
         for s, shards in enumerate(source_shards):
             # this source's plan positions sorted by document (ties stay in plan order): an input row
             # group's rows are one searchsorted slice. One source at a time: a few bytes a planned row.
-            positions = np.flatnonzero(rows[first_position:end_position, 0] == s) + first_position
+            # int32 (plan rows are int32): at 1M documents these arrays are the writer's largest per-document state
+            positions = (np.flatnonzero(rows[first_position:end_position, 0] == s) + first_position).astype(np.int32)
             if positions.size == 0:
                 continue  # none of this window's rows: its shards are not read
             documents = rows[positions, 1]
