@@ -11,7 +11,7 @@ from marin_assets.data.curation_recipe import DecontaminationSettings, DedupPrec
 from marin_assets.data.dedup import DEFAULT_HASH_FAMILY
 from marin_assets.data.extract import ExtractionSettings
 from marin_assets.data.filters.pipeline import FilterSettings
-from marin_assets.data.hash_families import family_names
+from marin_assets.data.hash_families import hash_family
 
 CLEANING_RECIPE = "cleaning.yaml"
 
@@ -47,15 +47,14 @@ class DedupSettings(Recipe):
     seed: int = 1
     hash_family: str = Field(
         default=DEFAULT_HASH_FAMILY,
-        description="MinHash hash family (data/hash_families): datasketch (bit-identical to datasketch MinHash) "
-        "or polynomial (numpy hashes, faster, other signatures)",
+        description="MinHash hash family (data/hash_families): polynomial (numpy hashes, fast) or datasketch "
+        "(bit-identical to datasketch MinHash, SHA-1 per shingle)",
     )
 
     @field_validator("hash_family")
     @classmethod
     def _registered_family(cls, name: str) -> str:
-        if name not in family_names():
-            raise ValueError(f"unknown MinHash hash family {name!r}; registered: {', '.join(family_names())}")
+        hash_family(name)  # the registry's own check and message
         return name
 
     @model_validator(mode="after")

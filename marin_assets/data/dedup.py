@@ -1,8 +1,8 @@
 """Deduplication pieces: exact keys, MinHash signatures, LSH band keys, deterministic clusters.
 
 MinHash is vectorised with numpy over whole batches of documents: a hash family (hash_families/)
-turns the batch into 32-bit shingle hashes (the default, `datasketch`, bit-identical to datasketch
-MinHash; `polynomial`, numpy hashes from the bytes), and the permutations, a family of
+turns the batch into 32-bit shingle hashes (the default, `polynomial`, numpy hashes from the bytes;
+`datasketch`, bit-identical to datasketch MinHash), and the permutations, a family of
 random affine permutations applied to all shingles of many documents at once (one numpy pass per
 block of shingles, not per document). A document's signature does not depend on the batch it is in.
 """
