@@ -16,12 +16,21 @@ iteration stops as soon as it gets there (no extra round that changes nothing, n
 edge sets), and is skipped when the input edges already are stars (LSH buckets mostly are). Each round
 the driver receives one boolean, never vertices.
 
+An edge set of at most `local_limit` edges (after orientation and distinct: typically the candidate
+pairs of a corpus with few duplicates) is instead joined by union-find in one executor task
+(repartition(1) + mapInArrow): the same components in one job instead of a check and rounds of
+shuffles, each with Spark's fixed per-job cost. Only its size comes back to the driver.
+
 Vertices may be any orderable Spark type (a string id, or a struct such as (id, source)).
 """
 
 from __future__ import annotations
 
+from marin_assets.data.dedup import cluster_representatives
+
 MAX_ROUNDS = 100  # a round at least halves most chains; 100 rounds is far beyond any real corpus
+# Edges one executor task joins in memory: ~1M edges is a few hundred MB of Python objects in that worker.
+LOCAL_LIMIT = 1_000_000
 
 
 def _oriented(edges, a: str, b: str):
@@ -78,13 +87,46 @@ def are_stars(edges) -> bool:
     return degrees.where((F.col("out") > 1) | ((F.col("out") > 0) & (F.col("in") > 0))).isEmpty()
 
 
-def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS):
-    """(DataFrame (member, rep), rounds run): component_representatives and how many rounds it took."""
+def _union_find_batches(edge_type):
+    """mapInArrow body over all edges in one partition: (member, rep) of every non-smallest vertex.
+    Struct vertices become tuples, whose order is Spark's struct order (field by field)."""
+
+    def vertices(column) -> list:
+        values = column.to_pylist()
+        return [tuple(v.values()) for v in values] if edge_type.num_fields else values
+
+    def run(batches):
+        import pyarrow as pa
+
+        edges = [pair for batch in batches for pair in zip(vertices(batch.column("src")), vertices(batch.column("dst")))]
+        reps = {m: r for m, r in cluster_representatives(edges).items() if m != r}
+        as_arrow = (lambda vs: [dict(zip(edge_type.names, v)) for v in vs]) if edge_type.num_fields else list
+        schema = pa.schema([("member", edge_type), ("rep", edge_type)])
+        yield pa.RecordBatch.from_arrays([pa.array(as_arrow(reps), edge_type), pa.array(as_arrow(reps.values()), edge_type)],
+                                         schema=schema)  # fmt: skip
+
+    return run
+
+
+def local_components(edges):
+    """(member, rep) of oriented edges (src, dst) by union-find in one executor task."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    spark_type = edges.schema["src"].dataType
+    columns = f"member {spark_type.simpleString()}, rep {spark_type.simpleString()}"
+    return edges.repartition(1).mapInArrow(_union_find_batches(to_arrow_type(spark_type)), columns)
+
+
+def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS, local_limit: int = LOCAL_LIMIT):
+    """(DataFrame (member, rep), rounds run): component_representatives and how many star rounds it took
+    (None: the edges were few enough for local_components)."""
     from pyspark.sql import functions as F
 
     # localCheckpoint cuts the lineage each round (plans would otherwise grow with the round count)
     # and computes the input's band keys once; the blocks stay on the executors.
     current = _oriented(edges, a, b).localCheckpoint()
+    if current.count() <= local_limit:
+        return local_components(current), None
     for rounds in range(max_rounds + 1):
         if are_stars(current):  # a star's only edge out of a leaf goes to its centre, the smallest
             return current.select(F.col("src").alias("member"), F.col("dst").alias("rep")), rounds
@@ -93,7 +135,8 @@ def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROU
     raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
 
 
-def component_representatives(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS):
+def component_representatives(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS,
+                              local_limit: int = LOCAL_LIMIT):  # fmt: skip
     """DataFrame (member, rep): every vertex of an undirected edge list that is not its component's
     smallest vertex, with that smallest vertex. Components of one vertex (self-loops) give no rows."""
-    return star_components(edges, a, b, max_rounds)[0]
+    return star_components(edges, a, b, max_rounds, local_limit)[0]

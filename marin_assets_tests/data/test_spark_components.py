@@ -27,12 +27,28 @@ def _graph(seed: int) -> list[tuple[str, str]]:
     return edges
 
 
-def test_components_equal_union_find_on_chains_stars_cycles(spark):
+@pytest.mark.parametrize("local_limit", [0, 10_000], ids=["star-rounds", "one-task-union-find"])
+def test_components_equal_union_find_on_chains_stars_cycles(spark, local_limit):
     edges = _graph(0)
     frame = spark.createDataFrame(edges, "a string, b string")
-    ours = {r["member"]: r["rep"] for r in component_representatives(frame).collect()}
+    ours = {r["member"]: r["rep"] for r in component_representatives(frame, local_limit=local_limit).collect()}
     assert ours == {k: v for k, v in cluster_representatives(edges).items() if k != v}
     assert len(ours) > 150
+
+
+def test_the_edge_count_picks_the_path_and_struct_vertices_keep_their_order(spark):
+    edges = [((f"d{i % 7}", "web" if i % 2 else "mirror"), (f"d{(i * 3) % 7}", "web")) for i in range(30)]
+    frame = spark.createDataFrame(edges, "a struct<id:string,source:string>, b struct<id:string,source:string>")
+    n_edges = len({(max(e), min(e)) for e in edges if e[0] != e[1]})
+    star, rounds = star_components(frame, local_limit=n_edges - 1)  # one edge too many for one task
+    local, no_rounds = star_components(frame, local_limit=n_edges)
+    assert rounds is not None and rounds >= 1 and no_rounds is None
+    as_set = lambda f: {(tuple(r["member"]), tuple(r["rep"])) for r in f.collect()}  # noqa: E731
+    expected = {(m, r) for m, r in cluster_representatives(edges).items() if m != r}
+    assert as_set(star) == as_set(local) == expected and len(expected) > 5
+    assert local.schema == star.schema  # the same struct type either way
+    empty = spark.createDataFrame([], "a string, b string")
+    assert star_components(empty)[0].collect() == [] and star_components(empty, local_limit=0)[0].collect() == []
 
 
 def test_star_test_refuses_a_vertex_with_two_edges_out_or_edges_both_out_and_in(spark):
@@ -46,15 +62,15 @@ def test_star_test_refuses_a_vertex_with_two_edges_out_or_edges_both_out_and_in(
 
 def test_iteration_stops_at_the_first_star_forest_and_fails_past_max_rounds(spark):
     buckets = [("a", "b"), ("a", "c"), ("d", "e"), ("d", "f")]  # LSH bucket stars: no round at all
-    frame, rounds = star_components(spark.createDataFrame(buckets, "a string, b string"))
+    frame, rounds = star_components(spark.createDataFrame(buckets, "a string, b string"), local_limit=0)
     assert rounds == 0 and {(r["member"], r["rep"]) for r in frame.collect()} == {("b", "a"), ("c", "a"), ("e", "d"), ("f", "d")}
     chain = [(f"v{i:02d}", f"v{i + 1:02d}") for i in range(40)]
     edges = spark.createDataFrame(chain, "a string, b string")
-    frame, rounds = star_components(edges)
+    frame, rounds = star_components(edges, local_limit=0)
     assert rounds >= 2 and {r["rep"] for r in frame.collect()} == {"v00"} and frame.count() == 40
     # one round fewer than it needed: not a star forest yet, so it must fail rather than answer
     with pytest.raises(RuntimeError, match="did not converge"):
-        star_components(edges, max_rounds=rounds - 1)
+        star_components(edges, max_rounds=rounds - 1, local_limit=0)
 
 
 def _kept(spark, rows):
