@@ -12,14 +12,16 @@ part), then MinHashLSH insert + query and the union-find rule in the parent. Sec
 each: ours in process (MinHasher + band keys + lsh_star_edges) vs datasketch in one process. Both
 printed with benchmarks/harness.py (median and range of --repeat rounds, cores, load average).
 
-Decisions. Ours uses the recipe's MinHash hash family (--hash-family, default the recipe default,
-`datasketch`): its signatures are bit-identical to datasketch's MinHash (SHA-1 per shingle, MurmurHash3
-finalizer, affine permutations mod 2**32 from RandomState(seed); data/hash_families/datasketch_sha1.py),
-so the candidate pairs should agree exactly; `polynomial` (numpy hashes, faster) splits borderline pairs
-differently. The pair agreement is printed (target >= 0.95). Checked exactly: our LSH + clustering
-on datasketch's own signatures flags what datasketch flags; the Spark path removes what ours in process
-removes; the pool removes what one datasketch process removes. Precision / recall of the candidate
-pairs against exact Jaccard (>= --threshold) on --quality-docs documents per corpus.
+Decisions. Ours uses the recipe's MinHash hash family (--hash-family; default the recipe's, `polynomial`:
+numpy hashes, fast). `datasketch` gives signatures bit-identical to datasketch's MinHash (SHA-1 per
+shingle, MurmurHash3 finalizer, affine permutations mod 2**32 from RandomState(seed);
+data/hash_families/datasketch_sha1.py), so its candidate pairs agree exactly; any other family splits
+borderline pairs differently. The pair agreement is printed (target >= 0.95), with its reference:
+datasketch against itself at another seed, what two independent hash functions agree on for that corpus.
+Checked exactly: our LSH + clustering on datasketch's own signatures flags what datasketch flags; the
+Spark path removes what ours in process removes; the pool removes what one datasketch process removes.
+Precision / recall of the candidate pairs against exact Jaccard (>= --threshold) on --quality-docs
+documents per corpus.
 
 Corpora, each with its own table and ratio: the project's (benchmarks/corpus.py: sample-source
 paragraphs, 10% exact + 10% near duplicates) and one built like the peer corpus of the notes
@@ -53,6 +55,7 @@ from dedup_sides import (  # noqa: E402
     bucket_pairs,
     check_same_rule,
     print_precision_recall,
+    print_seed_reference,
     dedup_settings,
     print_verified_agreement,
     run_datasketch,
@@ -144,6 +147,8 @@ def bench(name: str, docs: list[dict], planted: set[str], run_spark, pool: Datas
     met = "met" if agreement >= TARGET_AGREEMENT else "NOT met"
     print(f"pair agreement (Jaccard of candidate-pair sets) {agreement:.4f}  (target >= {TARGET_AGREEMENT}: {met})")
     print_verified_agreement(docs, ours_pairs, peer_pairs, args.threshold)
+    if args.seed_reference:
+        print_seed_reference(docs, pool, peer_pairs, args.threshold)
     if planted:
         print(f"planted duplicates removed: ours {len(planted & ours_removed) / len(planted):.4f}, "
               f"datasketch {len(planted & peer_removed) / len(planted):.4f}")  # fmt: skip
@@ -174,6 +179,8 @@ def main() -> None:
     parser.add_argument("--quality-docs", type=int, default=4000, help="documents for precision / recall (0: skip)")
     parser.add_argument("--hash-family", default=HASH_FAMILY["name"], choices=family_names(),
                         help="our MinHash hash family (the recipe's dedup.hash_family; default: the recipe default)")
+    parser.add_argument("--no-seed-reference", dest="seed_reference", action="store_false",
+                        help="skip the pair agreement of datasketch with itself at another seed")
     parser.add_argument("--threshold", type=float, default=0.7, help="exact Jaccard of a true near duplicate")
     args = parser.parse_args()
     HASH_FAMILY["name"] = args.hash_family

@@ -11,7 +11,7 @@ import itertools
 import multiprocessing
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 from datasketch import LeanMinHash, MinHash, MinHashLSH
@@ -58,19 +58,19 @@ def run_ours(docs: list[dict]) -> tuple[set[str], list[str], np.ndarray]:
     return near_dedup(ids, band_key_rows), ids, band_key_rows
 
 
-@lru_cache(maxsize=1)
-def _template() -> MinHash:
-    return MinHash(num_perm=NUM_PERM, seed=SEED)  # its permutations are reused, as datasketch advises
+@lru_cache(maxsize=2)
+def _template(seed: int = SEED) -> MinHash:
+    return MinHash(num_perm=NUM_PERM, seed=seed)  # its permutations are reused, as datasketch advises
 
 
-def datasketch_signatures(texts: list[str]) -> np.ndarray:
+def datasketch_signatures(texts: list[str], seed: int = SEED) -> np.ndarray:
     """datasketch MinHash hashvalues of word 5-grams of the lower-cased texts, one row per text."""
-    template = _template()
+    template = _template(seed)
     rows = np.empty((len(texts), NUM_PERM), dtype=np.uint64)
     for r, text in enumerate(texts):
         words = text.lower().split()
         grams = {" ".join(gram) for gram in zip(*(words[i:] for i in range(SHINGLE)))} or {" ".join(words)}
-        mh = MinHash(num_perm=NUM_PERM, seed=SEED, permutations=template.permutations, scheme=template.scheme)
+        mh = MinHash(num_perm=NUM_PERM, seed=seed, permutations=template.permutations, scheme=template.scheme)
         mh.update_batch([gram.encode() for gram in grams])
         rows[r] = mh.hashvalues
     return rows
@@ -106,11 +106,14 @@ class DatasketchPool:
         list(self.pool.map(datasketch_signatures, [["warm up the workers"]] * processes * 2))  # not measured
 
     def __call__(self, docs: list[dict]) -> tuple[set[str], set[tuple[str, str]], dict]:
-        ids, texts = [d["id"] for d in docs], [d["text"] for d in docs]
+        ids, signatures = [d["id"] for d in docs], self.signatures(docs)
+        return *datasketch_decisions(ids, signatures), dict(zip(ids, signatures))
+
+    def signatures(self, docs: list[dict], seed: int = SEED) -> np.ndarray:
+        texts = [d["text"] for d in docs]
         step = max(1, -(-len(texts) // (self.processes * SHARDS_PER_PROCESS)))
         shards = [texts[lo : lo + step] for lo in range(0, len(texts), step)]
-        signatures = np.concatenate(list(self.pool.map(datasketch_signatures, shards)))
-        return *datasketch_decisions(ids, signatures), dict(zip(ids, signatures))
+        return np.concatenate(list(self.pool.map(partial(datasketch_signatures, seed=seed), shards)))
 
     def close(self) -> None:
         self.pool.shutdown()
@@ -176,7 +179,19 @@ def print_precision_recall(corpus: list[dict], threshold: float) -> None:
               f"({len(pairs):,} candidate pairs, {len(truth):,} true pairs)")  # fmt: skip
 
 
-def print_verified_agreement(docs: list[dict], ours: set, peer: set, threshold: float) -> None:
+def print_seed_reference(docs: list[dict], pool: DatasketchPool, peer: set, threshold: float) -> None:
+    """What two independent hash functions agree on for this corpus: datasketch itself at another seed
+    (same algorithm, other permutations) against datasketch at SEED. A hash family other than datasketch's
+    own is one more independent draw, so its raw agreement lands near this figure, not above it."""
+    ids = [d["id"] for d in docs]
+    other = bucket_pairs(ids, band_key_matrix(pool.signatures(docs, seed=SEED + 1), BANDS, ROWS))
+    raw = len(other & peer) / max(1, len(other | peer))
+    print(f"reference, datasketch seed {SEED + 1} vs datasketch seed {SEED} (what one more independent hash function "
+          f"reaches): raw pair agreement {raw:.4f}")  # fmt: skip
+    print_verified_agreement(docs, other, peer, threshold, label=f"datasketch seed {SEED + 1}")
+
+
+def print_verified_agreement(docs: list[dict], ours: set, peer: set, threshold: float, label: str = "ours") -> None:
     """Pair agreement on the pairs each side would merge with verify_pairs (exact Jaccard >= threshold),
     and where the raw disagreement lies: the exact Jaccard of the pairs only one side finds. Both hash
     families flag a pair near the threshold by chance (14 x 8 bands: P = 0.57 at J = 0.7), and a big
@@ -193,4 +208,4 @@ def print_verified_agreement(docs: list[dict], ours: set, peer: set, threshold: 
     kept_ours, kept_peer = ({p for p in s if exact[p] >= threshold} for s in (ours, peer))
     both = len(kept_ours & kept_peer) / max(1, len(kept_ours | kept_peer))
     print(f"pair agreement on verified pairs (exact Jaccard >= {threshold}, what verify_pairs merges) {both:.4f} "
-          f"({len(kept_ours):,} ours, {len(kept_peer):,} datasketch); the raw figure above is the target's")  # fmt: skip
+          f"({len(kept_ours):,} {label}, {len(kept_peer):,} datasketch); the raw figure above is the target's")  # fmt: skip

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -29,10 +30,15 @@ def test_pool_decides_like_one_process_and_the_rule_is_datasketchs(capsys):
     pool = dedup_sides.DatasketchPool(2)
     try:
         pool_removed, pool_pairs, pool_signatures = pool(docs)
+        other_seed = pool.signatures(docs, seed=dedup_sides.SEED + 1)
+        dedup_sides.print_seed_reference(docs, pool, pairs, 0.7)
     finally:
         pool.close()
     assert (pool_removed, pool_pairs) == (removed, pairs)
     assert all((pool_signatures[i] == signatures[i]).all() for i in signatures)
+    # the seed reference hashes with other permutations: other signatures, one agreement line printed
+    assert not (other_seed == np.stack([signatures[d["id"]] for d in docs])).all()
+    assert "reference, datasketch seed 2 vs datasketch seed 1" in capsys.readouterr().out
     dedup_sides.check_same_rule(removed, pairs, signatures)
     assert "removes the same documents: True" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="decision rule differs"):
