@@ -7,6 +7,7 @@ synthetic highly repetitive ones (where the repeat-skipping scan matters most).
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import sys
@@ -14,13 +15,14 @@ import unicodedata
 from collections import Counter
 from functools import cache
 
+import numpy as np
 import pytest
 
 from marin_assets.data import normalize
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.gopher_repetition import (
-    duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n, split_lines, split_paragraphs,
-    top_ngram_chars,
+    GopherRepetitionConfig, check, duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n,
+    split_lines, split_paragraphs, top_ngram_chars,
 )
 from marin_assets.data.filters.text import PUNCTUATION, TextView, split_words
 from marin_assets.data.filters.words import rules
@@ -114,6 +116,29 @@ def test_repetition_fractions_equal_the_reference(kind):
                 early = duplicated_ngram_chars(view, n, stop_above=frac)
                 assert early <= expected and (early / len(text) > frac) == (expected / len(text) > frac)
     assert checked > 0  # some texts do repeat n-grams
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_top_ngram_rules_decide_as_counting_every_n(kind):
+    """check() skips counting an n whose rule cannot trip (a shorter n-gram's top count times the longest
+    n-gram stays under it): thresholds at and just under each fraction give the reference's decision."""
+    no_other_rule = dict(dup_line_frac=None, dup_para_frac=None, dup_line_char_frac=None, dup_para_char_frac=None,
+                         dup_n_grams={})  # fmt: skip
+    tripped = 0
+    for text in texts_of(kind)[:150]:
+        words = TextView(text).words
+        if len(words) < 4:
+            continue
+        frac = {n: reference_top_chars(words, n) / len(text) for n in (2, 3, 4)}
+        for offsets in itertools.product((0, 1), repeat=2):  # 1: the threshold just under the fraction
+            top = {2: frac[2], 3: frac[3], 4: frac[4]}
+            for n, below in zip((3, 4), offsets):
+                top[n] = float(np.nextafter(frac[n], 0)) if below else frac[n]
+            expected = next((f"top_{n}_gram" for n in (2, 3, 4) if frac[n] > top[n]), None)
+            cfg = GopherRepetitionConfig(top_n_grams=top, **no_other_rule)
+            assert check(TextView(text), cfg) == expected, (offsets, text[:80])
+            tripped += expected is not None
+    assert tripped > 0
 
 
 @pytest.mark.parametrize("kind", ["real", "repetitive"])

@@ -49,6 +49,11 @@ def _exceeds(value: float, threshold: float | None) -> bool:
 
 def top_ngram_chars(view: TextView, n: int) -> int:
     """Characters covered by the most frequent n-gram (its length x its count; ties: first seen)."""
+    return top_ngram(view, n)[1]
+
+
+def top_ngram(view: TextView, n: int) -> tuple[int, int]:
+    """(count of the most frequent n-gram, top_ngram_chars)."""
     hashes = view.ngram_hashes(n)
     ordered = np.sort(hashes)  # a plain sort: much cheaper than a stable argsort
     run_starts = ordered[1:] != ordered[:-1]
@@ -60,7 +65,7 @@ def top_ngram_chars(view: TextView, n: int) -> int:
         top = int(counts.max())
         first = int(np.argmax(_isin_sorted(hashes, ordered[edges[:-1][counts == top]])))
     offsets = view.word_char_offsets  # the n-gram's words joined by single spaces
-    return (int(offsets[first + n] - offsets[first]) + n - 1) * top
+    return top, (int(offsets[first + n] - offsets[first]) + n - 1) * top
 
 
 def _isin_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
@@ -175,9 +180,16 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
         return "dup_line_char_frac"
 
     n_words = view.n_words
+    bound = None  # (n, count) of the last top n-gram counted: no longer n-gram occurs more often
     for n, frac in cfg.top_n_grams.items():
-        if n_words >= n and top_ngram_chars(view, n) / len(text) > frac:
+        if n_words < n:
+            continue
+        if bound and bound[0] < n and bound[1] * int(view.ngram_char_lengths(n, 1).max()) / len(text) <= frac:
+            continue  # even the longest n-gram, that often, stays under the threshold: no need to count
+        count, chars = top_ngram(view, n)
+        if chars / len(text) > frac:
             return f"top_{n}_gram"
+        bound = (n, count)
 
     if not cfg.dup_n_grams:
         return None
