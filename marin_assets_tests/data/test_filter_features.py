@@ -211,6 +211,15 @@ def test_inner_spaces_regex_finds_what_the_stated_rule_does():
     assert normalize._INNER_SPACES_RE.sub(" ", "  x   y,  z \n  w") == "  x y, z \n  w"
 
 
+def test_dedup_key_collapses_whitespace_as_the_regex_does():
+    spaces = [c for c in map(chr, range(sys.maxunicode + 1)) if re.match(r"\s", c)]  # regex whitespace
+    assert "\u3000" in spaces and "\x1c" in spaces
+    rng = random.Random(6)
+    texts = ["".join(rng.choices([*spaces, "a", "B", "ß", "İ"], k=rng.randint(0, 12))) for _ in range(20000)]
+    for text in texts + list(real_texts()[:50]):
+        assert normalize.dedup_key(text) == re.sub(r"\s+", " ", text.casefold()).strip(), repr(text)
+
+
 def test_every_character_the_first_normalisation_steps_replace_is_unprintable():
     """normalize_text skips those steps for printable texts: that is right only if this holds."""
     patterns = (normalize._CONTROL_RE, normalize._LINE_BREAKS_RE, normalize._OTHER_SPACE_RE)
