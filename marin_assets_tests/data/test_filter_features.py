@@ -22,7 +22,7 @@ from marin_assets.data import normalize
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.gopher_repetition import (
     GopherRepetitionConfig, check, duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n,
-    split_lines, split_paragraphs, top_ngram_chars,
+    repeated_cover_chars, split_lines, split_paragraphs, top_ngram_chars,
 )
 from marin_assets.data.filters.text import PUNCTUATION, TextView, split_words
 from marin_assets.data.filters.words import rules
@@ -141,6 +141,42 @@ def test_top_ngram_rules_decide_as_counting_every_n(kind):
             cfg = GopherRepetitionConfig(top_n_grams=top, **no_other_rule)
             assert check(TextView(text), cfg) == expected, (offsets, text[:80])
             tripped += expected is not None
+    assert tripped > 0
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_repeated_cover_chars_bound_every_longer_duplicated_rule(kind):
+    covered_some = 0
+    for text in texts_of(kind)[:150]:
+        view = TextView(text)
+        words = view.words
+        grams = Counter(tuple(words[i : i + 5]) for i in range(len(words) - 4))
+        positions = [i for i in range(len(words) - 4) if grams[tuple(words[i : i + 5])] > 1]
+        covered = {i + k for i in positions for k in range(5)}
+        chars = repeated_cover_chars(view, positions, 5)
+        assert chars == sum(len(words[i]) for i in covered), text[:80]
+        assert all(reference_duplicated_chars(words, m) <= chars for m in range(5, 11))
+        covered_some += chars > 0
+    assert covered_some > 0
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_duplicated_ngram_rules_decide_as_without_the_cover_bound(kind):
+    """check() stops when the repeated 5-grams cover too little text: thresholds at and just under
+    each n's duplicated fraction give the reference's decision."""
+    no_other_rule = dict(dup_line_frac=None, dup_para_frac=None, dup_line_char_frac=None, dup_para_char_frac=None,
+                         top_n_grams={})  # fmt: skip
+    tripped = 0
+    for text in texts_of(kind)[:100]:
+        words = TextView(text).words
+        for n in (5, 7, 10):
+            frac = reference_duplicated_chars(words, n) / len(text)
+            for threshold in (frac, float(np.nextafter(frac, 0))):
+                dup = {m: 1.0 for m in range(5, 11)} | {n: threshold}
+                expected = f"duplicated_{n}_n_grams" if frac > threshold else None
+                cfg = GopherRepetitionConfig(dup_n_grams=dup, **no_other_rule)
+                assert check(TextView(text), cfg) == expected, (n, threshold, text[:80])
+                tripped += expected is not None
     assert tripped > 0
 
 

@@ -101,15 +101,33 @@ def earlier_occurrences(hashes: np.ndarray) -> dict[int, int]:
     return _group(positions, hashes[positions].tolist()) if positions else {}
 
 
-def earlier_occurrences_by_n(view: TextView, first: int) -> Iterator[tuple[int, dict[int, int]]]:
+def repeated_cover_chars(view: TextView, positions: list[int], n: int) -> int:
+    """Characters of the words inside the n-grams at `positions` (sorted, distinct).
+
+    With the positions of the repeated n-grams, no m-gram (m >= n) has more duplicated_ngram_chars:
+    each repeated m-gram is made of repeated n-grams, so its words are among these.
+    """
+    if not positions:
+        return 0
+    at = np.array(positions)
+    delta = np.zeros(view.n_words + 1, dtype=np.int64)
+    delta[at] += 1
+    delta[at + n] -= 1
+    return int(view.word_lengths[np.cumsum(delta[:-1]) > 0].sum())
+
+
+def earlier_occurrences_by_n(view: TextView, first: int, members: list[int] | None = None
+                             ) -> Iterator[tuple[int, dict[int, int]]]:  # fmt: skip
     """(n, earlier_occurrences of the n-grams) for n = first, first + 1, ... (the caller stops).
 
-    `first` compares all n-grams (numpy). A longer n-gram repeats only where its first n-1 words
-    repeat, so each later n looks only at the positions of a repeated (n-1)-gram (a handful; none
-    once nothing repeats), extending their hashes with Python ints exactly as ngram_hashes does.
+    `first` compares all n-grams (numpy); members: their _repeated_positions, when the caller has
+    them. A longer n-gram repeats only where its first n-1 words repeat, so each later n looks only
+    at the positions of a repeated (n-1)-gram (a handful; none once nothing repeats), extending
+    their hashes with Python ints exactly as ngram_hashes does.
     """
     hashes = view.ngram_hashes(first)
-    members = _repeated_positions(hashes)
+    if members is None:
+        members = _repeated_positions(hashes)
     current = hashes[members].tolist() if members else []  # the members' n-gram hashes
     n, n_words = first, view.n_words
     while True:
@@ -193,7 +211,11 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
 
     if not cfg.dup_n_grams:
         return None
-    by_n = earlier_occurrences_by_n(view, min(cfg.dup_n_grams))
+    first = min(cfg.dup_n_grams)
+    members = _repeated_positions(view.ngram_hashes(first))
+    if repeated_cover_chars(view, members, first) / len(text) <= min(cfg.dup_n_grams.values()):
+        return None  # the repeated n-grams cover too little text for any rule to trip
+    by_n = earlier_occurrences_by_n(view, first, members)
     found: dict[int, dict[int, int]] = {}  # n -> earlier occurrences, computed in increasing n
     for n, frac in cfg.dup_n_grams.items():
         while n not in found:
