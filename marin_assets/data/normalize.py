@@ -9,9 +9,9 @@ import unicodedata
 # collapse to one (leading indentation stays); trailing spaces and runs of blank lines are cut.
 _LINE_BREAKS_RE = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _OTHER_SPACE_RE = re.compile(r"[^\S\n ]")
-# Runs of 2+ spaces right after text, as r"(?<=\S) {2,}" finds them; starting with the literal space
-# lets the regex engine skip ahead to each space instead of testing the lookbehind at every character.
-_INNER_SPACES_RE = re.compile(r" (?<=\S ) +")
+# Runs of 2+ spaces right after text, as r"(?<=\S) {2,}" finds them; starting with the literal two
+# spaces lets the regex engine skip ahead to each double space instead of testing every character.
+_INNER_SPACES_RE = re.compile(r"  (?<=\S  ) *")
 _LINE_END_RE = re.compile(r" *\n(?: *\n)*")
 # Control characters other than tab/newline carry no text.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\ufeff]")
