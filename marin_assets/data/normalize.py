@@ -9,11 +9,12 @@ import unicodedata
 # collapse to one (leading indentation stays); trailing spaces and runs of blank lines are cut.
 _LINE_BREAKS_RE = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _OTHER_SPACE_RE = re.compile(r"[^\S\n ]")
-_INNER_SPACES_RE = re.compile(r"(?<=\S) {2,}")
+# Runs of 2+ spaces right after text, as r"(?<=\S) {2,}" finds them; starting with the literal two
+# spaces lets the regex engine skip ahead to each double space instead of testing every character.
+_INNER_SPACES_RE = re.compile(r"  (?<=\S  ) *")
 _LINE_END_RE = re.compile(r" *\n(?: *\n)*")
 # Control characters other than tab/newline carry no text.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\ufeff]")
-_DEDUP_STRIP_RE = re.compile(r"\s+")
 
 
 def _line_end(match: re.Match) -> str:
@@ -37,5 +38,8 @@ def normalize_text(text: str, form: str = "NFC") -> str:
 
 
 def dedup_key(text: str) -> str:
-    """The text exact dedup compares: case-folded, whitespace runs collapsed."""
-    return _DEDUP_STRIP_RE.sub(" ", text.casefold()).strip()
+    """The text exact dedup compares: case-folded, whitespace runs collapsed.
+
+    As re.sub(r"\\s+", " ", ...).strip(), which splits on the same characters (str.isspace), at twice the speed.
+    """
+    return " ".join(text.casefold().split())

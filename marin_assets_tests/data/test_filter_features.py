@@ -7,6 +7,7 @@ synthetic highly repetitive ones (where the repeat-skipping scan matters most).
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import sys
@@ -14,13 +15,14 @@ import unicodedata
 from collections import Counter
 from functools import cache
 
+import numpy as np
 import pytest
 
 from marin_assets.data import normalize
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.filters.gopher_repetition import (
-    duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n, split_lines, split_paragraphs,
-    top_ngram_chars,
+    GopherRepetitionConfig, check, duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n,
+    repeated_cover_chars, split_lines, split_paragraphs, top_ngram_chars,
 )
 from marin_assets.data.filters.text import PUNCTUATION, TextView, split_words
 from marin_assets.data.filters.words import rules
@@ -54,10 +56,13 @@ def reference_split_words(text: str) -> list[str]:
     return [word for chunk in text.split() for word in rules().split_chunk(chunk)]
 
 
+INNER_SPACES_REFERENCE = re.compile(r"(?<=\S) {2,}")  # the rule as stated; normalize's regex is faster
+
+
 def reference_normalize(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     for pattern, repl in ((normalize._CONTROL_RE, ""), (normalize._LINE_BREAKS_RE, "\n"),
-                          (normalize._OTHER_SPACE_RE, " "), (normalize._INNER_SPACES_RE, " "),
+                          (normalize._OTHER_SPACE_RE, " "), (INNER_SPACES_REFERENCE, " "),
                           (normalize._LINE_END_RE, normalize._line_end)):  # fmt: skip
         text = pattern.sub(repl, text)
     return text.strip()
@@ -117,6 +122,65 @@ def test_repetition_fractions_equal_the_reference(kind):
 
 
 @pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_top_ngram_rules_decide_as_counting_every_n(kind):
+    """check() skips counting an n whose rule cannot trip (a shorter n-gram's top count times the longest
+    n-gram stays under it): thresholds at and just under each fraction give the reference's decision."""
+    no_other_rule = dict(dup_line_frac=None, dup_para_frac=None, dup_line_char_frac=None, dup_para_char_frac=None,
+                         dup_n_grams={})  # fmt: skip
+    tripped = 0
+    for text in texts_of(kind)[:150]:
+        words = TextView(text).words
+        if len(words) < 4:
+            continue
+        frac = {n: reference_top_chars(words, n) / len(text) for n in (2, 3, 4)}
+        for offsets in itertools.product((0, 1), repeat=2):  # 1: the threshold just under the fraction
+            top = {2: frac[2], 3: frac[3], 4: frac[4]}
+            for n, below in zip((3, 4), offsets):
+                top[n] = float(np.nextafter(frac[n], 0)) if below else frac[n]
+            expected = next((f"top_{n}_gram" for n in (2, 3, 4) if frac[n] > top[n]), None)
+            cfg = GopherRepetitionConfig(top_n_grams=top, **no_other_rule)
+            assert check(TextView(text), cfg) == expected, (offsets, text[:80])
+            tripped += expected is not None
+    assert tripped > 0
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_repeated_cover_chars_bound_every_longer_duplicated_rule(kind):
+    covered_some = 0
+    for text in texts_of(kind)[:150]:
+        view = TextView(text)
+        words = view.words
+        grams = Counter(tuple(words[i : i + 5]) for i in range(len(words) - 4))
+        positions = [i for i in range(len(words) - 4) if grams[tuple(words[i : i + 5])] > 1]
+        covered = {i + k for i in positions for k in range(5)}
+        chars = repeated_cover_chars(view, positions, 5)
+        assert chars == sum(len(words[i]) for i in covered), text[:80]
+        assert all(reference_duplicated_chars(words, m) <= chars for m in range(5, 11))
+        covered_some += chars > 0
+    assert covered_some > 0
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
+def test_duplicated_ngram_rules_decide_as_without_the_cover_bound(kind):
+    """check() stops when the repeated 5-grams cover too little text: thresholds at and just under
+    each n's duplicated fraction give the reference's decision."""
+    no_other_rule = dict(dup_line_frac=None, dup_para_frac=None, dup_line_char_frac=None, dup_para_char_frac=None,
+                         top_n_grams={})  # fmt: skip
+    tripped = 0
+    for text in texts_of(kind)[:100]:
+        words = TextView(text).words
+        for n in (5, 7, 10):
+            frac = reference_duplicated_chars(words, n) / len(text)
+            for threshold in (frac, float(np.nextafter(frac, 0))):
+                dup = {m: 1.0 for m in range(5, 11)} | {n: threshold}
+                expected = f"duplicated_{n}_n_grams" if frac > threshold else None
+                cfg = GopherRepetitionConfig(dup_n_grams=dup, **no_other_rule)
+                assert check(TextView(text), cfg) == expected, (n, threshold, text[:80])
+                tripped += expected is not None
+    assert tripped > 0
+
+
+@pytest.mark.parametrize("kind", ["real", "repetitive"])
 def test_earlier_occurrences_by_n_equal_each_n_alone(kind):
     """check() finds each longer n-gram's repeats among the shorter one's; the same as comparing all n-grams."""
     texts = texts_of(kind)
@@ -171,6 +235,25 @@ def test_normalize_fast_paths_equal_the_reference():
     synthetic = ["".join(rng.choices(pieces, k=rng.randint(1, 40))) for _ in range(2000)]
     for text in list(real_texts()) + synthetic:
         assert normalize_text(text) == reference_normalize(text), repr(text[:80])
+
+
+def test_inner_spaces_regex_finds_what_the_stated_rule_does():
+    rng = random.Random(4)
+    # runs of spaces after text and after line starts, other whitespace before them
+    pieces = ["a", "é", ".", " ", "  ", "   ", "\n", "\t", "\u00a0", "\u3000"]
+    texts = ["".join(rng.choices(pieces, k=rng.randint(0, 16))) for _ in range(20000)] + list(real_texts())
+    for text in texts + ["a  b", "  a", "a \n  b", "\t  a", "a\u00a0  b"]:
+        assert normalize._INNER_SPACES_RE.sub(" ", text) == INNER_SPACES_REFERENCE.sub(" ", text), repr(text)
+    assert normalize._INNER_SPACES_RE.sub(" ", "  x   y,  z \n  w") == "  x y, z \n  w"
+
+
+def test_dedup_key_collapses_whitespace_as_the_regex_does():
+    spaces = [c for c in map(chr, range(sys.maxunicode + 1)) if re.match(r"\s", c)]  # regex whitespace
+    assert "\u3000" in spaces and "\x1c" in spaces
+    rng = random.Random(6)
+    texts = ["".join(rng.choices([*spaces, "a", "B", "ß", "İ"], k=rng.randint(0, 12))) for _ in range(20000)]
+    for text in texts + list(real_texts()[:50]):
+        assert normalize.dedup_key(text) == re.sub(r"\s+", " ", text.casefold()).strip(), repr(text)
 
 
 def test_every_character_the_first_normalisation_steps_replace_is_unprintable():

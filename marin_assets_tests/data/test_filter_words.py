@@ -23,6 +23,10 @@ CASES = [
     ("see <https://www.gnu.org/licenses/>.", ["see", "<", "https://www.gnu.org/licenses/", ">", "."]),
     ("10m of 6G, 11.99g", ["10", "m", "of", "6", "G", ",", "11.99", "g"]),  # units after numbers
     ("e.g., U.S. GPL-2", ["e.g.", ",", "U.S.", "GPL-2"]),
+    # affixes peeled off both ends, with a special case left inside or found across the tokens
+    ("(cannot) ((e.g.)) \"U.S.\", \"don't\"", ["(", "can", "not", ")", "(", "(", "e.g.", ")", ")", '"', "U.S.",
+                                                '"', ",", '"', "do", "n't", '"']),  # fmt: skip
+    ("(:)) ...hello... (==)!", ["(", ":))", "...", "hello", "...", "(=", "=)", "!"]),
 ]
 
 

@@ -104,6 +104,16 @@ def test_c4_line_rules_drop_lines():
     assert "no terminal punctuation here" in c4.check(text, C4Config())[1]
 
 
+def test_c4_too_few_words_counts_every_word_up_to_the_minimum():
+    lines = ["one", "one two", "one two three", "one two three four", "a  b\tc [1] d", "x [1]", "[1] [2] z y"]
+    text = "\n".join(lines)
+    for minimum in (-1, 0, 1, 2, 3, 4, 5):
+        removed = c4.filter_lines(text, C4Config(min_words_per_line=minimum, min_num_sentences=-1)).removed
+        # words counted before citations are cut; the removed characters are the line's after the cut
+        expected = sum(len(c4.CITATION_RE.sub("", line)) for line in lines if len(line.split()) < minimum)
+        assert removed.get("too_few_words", 0) == expected, minimum
+
+
 FINEWEB_CASES = [
     ("line_punct_ratio", "\n".join(s.rstrip(".") + " and more words follow here" for s in SENTENCES)),
     ("short_line_ratio", "\n".join(["Short line."] * 3 + [f"Tiny {i}." for i in range(5)] + SENTENCES[:2])),

@@ -63,9 +63,10 @@ def filter_lines(text: str, cfg: C4Config) -> LineResult:
     for line in text.splitlines():
         line = line.strip()
         chars += len(line)
-        words = line.split()
+        # only "fewer than min_words_per_line words?" matters: split no further than that (same answer)
+        n_words = len(line.split(None, cfg.min_words_per_line))
         if cfg.max_word_length != -1 and len(line) > cfg.max_word_length:
-            if any(len(word) > cfg.max_word_length for word in words):
+            if any(len(word) > cfg.max_word_length for word in line.split()):
                 removed["too_long_word"] += len(line)
                 continue
         if cfg.remove_citations and "[" in line:
@@ -74,7 +75,7 @@ def filter_lines(text: str, cfg: C4Config) -> LineResult:
         if cfg.filter_no_terminal_punct and (not line.endswith(END_PUNCTUATION) or line.endswith("...")):
             removed["no_terminal_punct"] += len(line)
             continue
-        if len(words) < cfg.min_words_per_line:
+        if n_words < cfg.min_words_per_line:
             removed["too_few_words"] += len(line)
             continue
         lowered = line.lower()

@@ -49,6 +49,11 @@ def _exceeds(value: float, threshold: float | None) -> bool:
 
 def top_ngram_chars(view: TextView, n: int) -> int:
     """Characters covered by the most frequent n-gram (its length x its count; ties: first seen)."""
+    return top_ngram(view, n)[1]
+
+
+def top_ngram(view: TextView, n: int) -> tuple[int, int]:
+    """(count of the most frequent n-gram, top_ngram_chars)."""
     hashes = view.ngram_hashes(n)
     ordered = np.sort(hashes)  # a plain sort: much cheaper than a stable argsort
     run_starts = ordered[1:] != ordered[:-1]
@@ -60,7 +65,7 @@ def top_ngram_chars(view: TextView, n: int) -> int:
         top = int(counts.max())
         first = int(np.argmax(_isin_sorted(hashes, ordered[edges[:-1][counts == top]])))
     offsets = view.word_char_offsets  # the n-gram's words joined by single spaces
-    return (int(offsets[first + n] - offsets[first]) + n - 1) * top
+    return top, (int(offsets[first + n] - offsets[first]) + n - 1) * top
 
 
 def _isin_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
@@ -96,15 +101,33 @@ def earlier_occurrences(hashes: np.ndarray) -> dict[int, int]:
     return _group(positions, hashes[positions].tolist()) if positions else {}
 
 
-def earlier_occurrences_by_n(view: TextView, first: int) -> Iterator[tuple[int, dict[int, int]]]:
+def repeated_cover_chars(view: TextView, positions: list[int], n: int) -> int:
+    """Characters of the words inside the n-grams at `positions` (sorted, distinct).
+
+    With the positions of the repeated n-grams, no m-gram (m >= n) has more duplicated_ngram_chars:
+    each repeated m-gram is made of repeated n-grams, so its words are among these.
+    """
+    if not positions:
+        return 0
+    at = np.array(positions)
+    delta = np.zeros(view.n_words + 1, dtype=np.int64)
+    delta[at] += 1
+    delta[at + n] -= 1
+    return int(view.word_lengths[np.cumsum(delta[:-1]) > 0].sum())
+
+
+def earlier_occurrences_by_n(view: TextView, first: int, members: list[int] | None = None
+                             ) -> Iterator[tuple[int, dict[int, int]]]:  # fmt: skip
     """(n, earlier_occurrences of the n-grams) for n = first, first + 1, ... (the caller stops).
 
-    `first` compares all n-grams (numpy). A longer n-gram repeats only where its first n-1 words
-    repeat, so each later n looks only at the positions of a repeated (n-1)-gram (a handful; none
-    once nothing repeats), extending their hashes with Python ints exactly as ngram_hashes does.
+    `first` compares all n-grams (numpy); members: their _repeated_positions, when the caller has
+    them. A longer n-gram repeats only where its first n-1 words repeat, so each later n looks only
+    at the positions of a repeated (n-1)-gram (a handful; none once nothing repeats), extending
+    their hashes with Python ints exactly as ngram_hashes does.
     """
     hashes = view.ngram_hashes(first)
-    members = _repeated_positions(hashes)
+    if members is None:
+        members = _repeated_positions(hashes)
     current = hashes[members].tolist() if members else []  # the members' n-gram hashes
     n, n_words = first, view.n_words
     while True:
@@ -175,13 +198,24 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
         return "dup_line_char_frac"
 
     n_words = view.n_words
+    bound = None  # (n, count) of the last top n-gram counted: no longer n-gram occurs more often
     for n, frac in cfg.top_n_grams.items():
-        if n_words >= n and top_ngram_chars(view, n) / len(text) > frac:
+        if n_words < n:
+            continue
+        if bound and bound[0] < n and bound[1] * int(view.ngram_char_lengths(n, 1).max()) / len(text) <= frac:
+            continue  # even the longest n-gram, that often, stays under the threshold: no need to count
+        count, chars = top_ngram(view, n)
+        if chars / len(text) > frac:
             return f"top_{n}_gram"
+        bound = (n, count)
 
     if not cfg.dup_n_grams:
         return None
-    by_n = earlier_occurrences_by_n(view, min(cfg.dup_n_grams))
+    first = min(cfg.dup_n_grams)
+    members = _repeated_positions(view.ngram_hashes(first))
+    if repeated_cover_chars(view, members, first) / len(text) <= min(cfg.dup_n_grams.values()):
+        return None  # the repeated n-grams cover too little text for any rule to trip
+    by_n = earlier_occurrences_by_n(view, first, members)
     found: dict[int, dict[int, int]] = {}  # n -> earlier occurrences, computed in increasing n
     for n, frac in cfg.dup_n_grams.items():
         while n not in found:

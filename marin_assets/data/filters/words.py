@@ -47,6 +47,7 @@ class SpacyEnglishRules:
                 if len(pattern) > 1:
                     self.matched.setdefault(pattern, tokens)
         self.longest = max((len(p) for p in self.matched), default=0)
+        self.match_starts = {p[0] for p in self.matched}  # a match needs one of these tokens first
 
     def _affixes(self, chunk: str, specials: bool = True) -> list[str]:
         """spaCy's Tokenizer.explain for one chunk (no whitespace in it)."""
@@ -58,7 +59,10 @@ class SpacyEnglishRules:
             if s in special:
                 tokens.extend(special[s])
                 break
-            while self.prefix(s) or self.suffix(s):
+            # each regex runs once per state of s (spaCy's loop tests the prefix, then the suffix, again)
+            pre = self.prefix(s)
+            suf = None if pre else self.suffix(s)
+            while pre or suf:
                 if self.token_match(s):
                     tokens.append(s)
                     s = ""
@@ -67,18 +71,19 @@ class SpacyEnglishRules:
                     tokens.extend(special[s])
                     s = ""
                     break
-                if m := self.prefix(s):
-                    if m.end() == 0:
+                if pre:
+                    if pre.end() == 0:
                         break
-                    tokens.append(s[: m.end()])
-                    s = s[m.end() :]
-                    if s in special:
-                        continue
-                if m := self.suffix(s):
-                    if m.start() == len(s):
+                    tokens.append(s[: pre.end()])
+                    s = s[pre.end() :]
+                    suf = None if s in special else self.suffix(s)
+                if suf:
+                    if suf.start() == len(s):
                         break
-                    suffixes.append(s[m.start() :])
-                    s = s[: m.start()]
+                    suffixes.append(s[suf.start() :])
+                    s = s[: suf.start()]
+                pre = self.prefix(s)
+                suf = None if pre else self.suffix(s)
             if not s:
                 continue
             if self.token_match(s) or self.url(s):
@@ -106,7 +111,7 @@ class SpacyEnglishRules:
             return tuple(tokens)
         out, i = [], 0
         while i < len(tokens):  # longest special case starting here, as spaCy's filter_spans keeps it
-            for n in range(min(self.longest, len(tokens) - i), 1, -1):
+            for n in range(min(self.longest, len(tokens) - i) if tokens[i] in self.match_starts else 0, 1, -1):
                 if (hit := self.matched.get(tuple(tokens[i : i + n]))) is not None:
                     out.extend(hit)
                     i += n
