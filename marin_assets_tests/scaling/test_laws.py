@@ -79,3 +79,18 @@ def test_data_constrained_needs_unique_tokens_and_unknown_forms_are_refused():
         fit_parametric(N, D, L, law="kaplan")
     with pytest.raises(ValueError, match="not a registered law form"):
         FitSettings(law="kaplan")
+
+
+def test_a_cold_fit_of_noiseless_points_reaches_the_law_and_not_just_the_default_gradient_tolerance():
+    # The suite fixture's budgets with a short unique-token pool: the Huber loss is ~1e-6 at the
+    # local optima BFGS's default gtol (1e-5) accepted (R* -> 4e7, 0.2-0.3% off in loss on one machine).
+    from marin_assets_tests.scaling.suite_fixture import fixture_recipe
+    from marin_assets.scaling.suite import suite_runs
+
+    truth = DataConstrainedLaw(E=2.0, A=10.0, B=19.2, alpha=0.3, beta=0.3, R_star=3.0, unique_tokens=3e5)
+    runs = list(suite_runs(fixture_recipe()))
+    N, D = np.array([r.N for r in runs], float), np.array([r.D for r in runs], float)
+    fit = fit_parametric(N, D, truth.loss(N, D), method="huber", law="data_constrained",
+                         covariates={"U": np.minimum(D, truth.unique_tokens)})
+    assert fit.converged and np.max(np.abs(fit.law.loss(N, D) / truth.loss(N, D) - 1)) < 1e-6
+    assert fit.law.R_star == pytest.approx(3.0, rel=1e-4)
