@@ -157,9 +157,9 @@ def _fit_logs(form, args, context, method, grid, top_k, init) -> ParametricFit:
     for start in starts:
         with np.errstate(over="ignore", invalid="ignore"):
             res = minimize(_huber_objective, start, args=objective_args, jac=True, method="BFGS", options=options)
-        # converged: BFGS says so, or its gradient meets the default tolerance (a tighter gtol may end in
-        # "precision loss" past the point the default would have accepted)
-        res.success = bool(res.success or np.max(np.abs(res.jac)) < DEFAULT_GTOL)
+        if "gtol" in options:  # converged: BFGS says so, or the default tolerance is met (the tighter
+            # gtol may end in "precision loss" past the point the default would have accepted)
+            res.success = bool(res.success or np.max(np.abs(res.jac)) < DEFAULT_GTOL)
         if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
             best = res
     if best is None:
