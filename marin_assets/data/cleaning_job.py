@@ -13,7 +13,6 @@ records the cleaner saw.
 
 from __future__ import annotations
 
-import math
 import posixpath
 from collections import Counter
 from functools import reduce
@@ -124,21 +123,27 @@ def count_source_records(spark, spec: SourceSpec, files: list[str], counted: dic
     return dict(sorted((relative_name(f, spec), counted[relative_name(f, spec)]) for f in files))
 
 
-def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter]:
-    """(rows per (status, rule), duplicates per dedup reason) of one source: bounded, one row per rule."""
+def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter, Counter]:
+    """(rows per (status, rule), duplicates per dedup reason, text bytes per status) of one source:
+    bounded, one row per rule."""
     from pyspark.sql import functions as F
 
     rows = all_rows.where(F.col("source") == name)
     dropped = decisions.where(F.col("source") == name)
     # A quarantine reason's detail after ':' stays out: one row per quarantine code.
     rule = F.when(F.col("status") == QUARANTINED, F.substring_index("reason", ":", 1)).otherwise(F.col("reason"))
-    by_rule = rows.groupBy("status", rule.alias("rule")).count().collect()
+    text_bytes = F.coalesce(F.sum(F.octet_length("text")), F.lit(0)).alias("text_bytes")
+    by_rule = rows.groupBy("status", rule.alias("rule")).agg(F.count(F.lit(1)).alias("count"), text_bytes).collect()
     counts = Counter({(r["status"], r["rule"]): r["count"] for r in by_rule})
-    return counts, Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
+    sizes = Counter()
+    for r in by_rule:
+        sizes[r["status"]] += r["text_bytes"]
+    dup_counts = Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
+    return counts, dup_counts, sizes
 
 
 def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tuple, recipe: CleaningRecipe,
-                 out_dir: str, tallies: tuple[Counter, Counter], verify, counted: dict) -> dict:  # fmt: skip
+                 out_dir: str, tallies: tuple[Counter, Counter, Counter], verify, counted: dict) -> dict:  # fmt: skip
     """{part of the stats: a function running its Spark job(s)} for one written source; independent."""
     from pyspark.sql import functions as F
 
@@ -157,10 +162,10 @@ def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tup
 
 
 def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str,
-                tallies: tuple[Counter, Counter]) -> dict:  # fmt: skip
+                tallies: tuple[Counter, Counter, Counter]) -> dict:  # fmt: skip
     from pyspark.sql import functions as F
 
-    counts, dup_counts = tallies
+    counts, dup_counts, sizes = tallies
     rows = all_rows.where(F.col("source") == name)
     dropped = decisions.where(F.col("source") == name).drop("source")
     all_kept = rows.where(F.col("status") == KEPT)
@@ -176,19 +181,22 @@ def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir:
     rejected_rows = rejected_rows.unionByName(dup_rows)
     rejected = rejected_rows.drop("value")
     quarantined = rows.where(F.col("status") == QUARANTINED).select("source", "file", "offset", "reason", "excerpt")
+    n_kept = sum(c for (status, _), c in counts.items() if status == KEPT)
     n_duplicates = sum(dup_counts.values())
     n_rejected = sum(c for (status, _), c in counts.items() if status == REJECTED) + n_duplicates
+    # a duplicate moves from the kept texts to the rejected ones: an estimate of its bytes (a function of the tallies)
+    dup_bytes = sizes[KEPT] * n_duplicates // max(n_kept, 1)
 
-    def files_for(n_rows: int) -> int:
-        return max(1, math.ceil(n_rows / recipe.spark.rows_per_file))
-
+    files_for = recipe.spark.files_for
     def table(name: str) -> str:
         return posixpath.join(out_dir, name)
 
     return {
         "documents": lambda: write_parquet(final_kept, DOCUMENT_SCHEMA, table("documents"),
-                                           files_for(counts[(KEPT, None)] - n_duplicates), "id", ["id", "text"]),
-        "rejected": lambda: write_parquet(rejected, REJECTED_SCHEMA, table("rejected"), files_for(n_rejected), "id",
+                                           files_for(n_kept - n_duplicates, sizes[KEPT] - dup_bytes), "id",
+                                           ["id", "text"]),
+        "rejected": lambda: write_parquet(rejected, REJECTED_SCHEMA, table("rejected"),
+                                          files_for(n_rejected, sizes[REJECTED] + dup_bytes), "id",
                                           ["id", "reason", "text"]),
         "quarantine": lambda: write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file",
                                             ["file", "offset"]),
@@ -196,9 +204,9 @@ def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir:
     }  # fmt: skip
 
 
-def _source_stats(tallies: tuple[Counter, Counter], done: dict, verify=None) -> dict:
+def _source_stats(tallies: tuple[Counter, Counter, Counter], done: dict, verify=None) -> dict:
     """One source's stats from its tallies and the results of its jobs (same keys, same order as ever)."""
-    stats = {**_stats(*tallies, done), "rejected_examples": done["rejected_examples"], **done["file_level"],
+    stats = {**_stats(*tallies[:2], done), "rejected_examples": done["rejected_examples"], **done["file_level"],
              **done["step_stats"]}  # fmt: skip
     if "dedup_pairs_sampled" in done:
         stats["dedup_pairs_sampled"] = done["dedup_pairs_sampled"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -19,6 +20,13 @@ CLEANING_RECIPE = "cleaning.yaml"
 class SparkSettings(Recipe):
     partitions: int = Field(default=8, ge=1, description="parallelism of the Python processing stage")
     rows_per_file: int = Field(default=100_000, ge=1, description="target rows per output Parquet file")
+    # One file is written by one task: a cap on bytes keeps a table of long texts (the rejected table holds
+    # most of a corpus) from funnelling through a single writer.
+    bytes_per_file: int = Field(default=128 * 2**20, ge=1, description="target text bytes per output Parquet file")
+
+    def files_for(self, n_rows: int, n_bytes: int) -> int:
+        """Output files for a table of n_rows rows holding n_bytes of text: whichever limit needs more."""
+        return max(1, math.ceil(n_rows / self.rows_per_file), math.ceil(n_bytes / self.bytes_per_file))
 
 
 class NormalizeSettings(Recipe):

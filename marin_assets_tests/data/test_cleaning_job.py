@@ -106,3 +106,20 @@ def test_reader_counts_come_from_the_read_tasks_and_missing_files_are_counted_ag
     assert count_source_records(spark, spec, files, {"a.jsonl": 7}) == {"a.jsonl": 7, "b.jsonl": 3}
     stats = clean_source(spark, spec, _recipe(), str(tmp_path / "out"))
     assert stats["reader_counts"] == {"a.jsonl": 2, "b.jsonl": 3} and stats["conserved"]
+
+
+def test_tables_of_long_texts_are_split_by_bytes_and_hold_the_same_rows(spark, tmp_path):
+    spec = load_sources().get("dirty_web")
+    recipe = _recipe(min_sentences=3)
+    one = clean_source(spark, spec, recipe, str(tmp_path / "one"))
+    small = recipe.model_copy(update={"spark": recipe.spark.model_copy(update={"bytes_per_file": 2_000})})
+    split = clean_source(spark, spec, small, str(tmp_path / "split"))
+    assert split == one
+    for table in ("documents", "rejected"):
+        assert len(list((tmp_path / "one" / table).glob("*.parquet"))) == 1
+        files = sorted((tmp_path / "split" / table).glob("*.parquet"))
+        text_bytes = sum(len((r["text"] or "").encode()) for r in _rows(tmp_path / "one", table))
+        # the tallies estimate a duplicate's bytes from the kept texts' mean, so the count is near bytes / cap
+        assert len(files) >= max(2, text_bytes // 2_000 - 3), (table, len(files), text_bytes)
+        assert sorted(r["id"] for f in files for r in pq.read_table(f).to_pylist()) == sorted(
+            r["id"] for r in _rows(tmp_path / "one", table))
