@@ -26,6 +26,7 @@ from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordC
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files_and_skipped, relative_name
+from marin_assets.data.source_files import estimated_record_bytes
 from marin_assets.data.record_batches import FileCounts, record_batches
 from marin_assets.data.record_counts import count_records
 from marin_assets.data.side_by_side import run_side_by_side
@@ -53,7 +54,7 @@ def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[st
     paths = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], len(files)), "path string")
     records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes, counted), RECORD_SCHEMA)
     # the id window's shuffle also spreads a few big files over the workers
-    raw = quarantine_duplicate_ids(records, recipe.spark.partitions)
+    raw = quarantine_duplicate_ids(records, recipe.spark.partitions_for(estimated_record_bytes(files)))
     curation = curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model)
     cleaner = RecordCleaner(recipe, spec.name, curation)
     return raw.mapInArrow(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))

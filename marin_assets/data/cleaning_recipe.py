@@ -18,11 +18,18 @@ CLEANING_RECIPE = "cleaning.yaml"
 
 
 class SparkSettings(Recipe):
-    partitions: int = Field(default=8, ge=1, description="parallelism of the Python processing stage")
+    partitions: int = Field(default=8, ge=1, description="least parallelism of the Python processing stage")
+    # A processing partition is sorted by id (the duplicate-id window) and cleaned by one task: a fixed
+    # count would grow its size with the corpus (at 1M documents, 450 MB partitions ran the JVM out of heap).
+    partition_bytes: int = Field(default=64 * 2**20, ge=1, description="most record bytes per processing partition")
     rows_per_file: int = Field(default=100_000, ge=1, description="target rows per output Parquet file")
     # One file is written by one task: a cap on bytes keeps a table of long texts (the rejected table holds
     # most of a corpus) from funnelling through a single writer.
     bytes_per_file: int = Field(default=128 * 2**20, ge=1, description="target text bytes per output Parquet file")
+
+    def partitions_for(self, record_bytes: int) -> int:
+        """Processing partitions for a source of about record_bytes: at least `partitions`, none above partition_bytes."""
+        return max(self.partitions, math.ceil(record_bytes / self.partition_bytes))
 
     def files_for(self, n_rows: int, n_bytes: int) -> int:
         """Output files for a table of n_rows rows holding n_bytes of text: whichever limit needs more."""

@@ -25,6 +25,10 @@ SUFFIXES = {
     SourceFormat.WARC_GZ: (".warc", ".warc.gz"),
     SourceFormat.HTML_DIR: HTML_SUFFIXES,
 }
+# Compressed files hold about this many times their size in records (gzip or zstd on prose and
+# markup, Parquet with zstd): an estimate that sizes Spark partitions and never decides an output.
+COMPRESSED_EXPANSION = 4
+_COMPRESSED_SUFFIXES = (".gz", ".zst", ".parquet")
 _DATA_SUFFIXES = tuple(sorted({s for suffixes in SUFFIXES.values() for s in suffixes}, key=len, reverse=True))
 _GLOB_CHARS = "*?["
 
@@ -71,6 +75,15 @@ def list_source_files_and_skipped(spec: SourceSpec) -> tuple[list[str], list[str
     else:
         found = []
     return sorted(_with_protocol(fs, spec.uri, p) for p in found), skipped
+
+
+def estimated_record_bytes(files: list[str]) -> int:
+    """About how many bytes of records `files` hold: their sizes, compressed ones COMPRESSED_EXPANSION times."""
+    total = 0
+    for uri in files:
+        fs, path = fsspec.core.url_to_fs(uri)
+        total += fs.size(path) * (COMPRESSED_EXPANSION if path.endswith(_COMPRESSED_SUFFIXES) else 1)
+    return total
 
 
 def source_root(spec: SourceSpec) -> str:

@@ -123,3 +123,19 @@ def test_tables_of_long_texts_are_split_by_bytes_and_hold_the_same_rows(spark, t
         assert len(files) >= max(2, text_bytes // 2_000 - 3), (table, len(files), text_bytes)
         assert sorted(r["id"] for f in files for r in pq.read_table(f).to_pylist()) == sorted(
             r["id"] for r in _rows(tmp_path / "one", table))
+
+
+def test_outputs_do_not_depend_on_how_many_processing_partitions_the_source_gets(spark, tmp_path):
+    spec = load_sources().get("dirty_web")
+    recipe = _recipe(min_sentences=3)
+    few = clean_source(spark, spec, recipe, str(tmp_path / "few"))
+    # a tiny partition_bytes: the source's few KB get many partitions (as a large corpus would)
+    many = recipe.model_copy(update={"spark": recipe.spark.model_copy(update={"partition_bytes": 512})})
+    from marin_assets.data.readers import list_source_files
+    from marin_assets.data.source_files import estimated_record_bytes
+
+    assert many.spark.partitions_for(estimated_record_bytes(list_source_files(spec))) > 2 * recipe.spark.partitions
+    assert clean_source(spark, spec, many, str(tmp_path / "many")) == few
+    store = Storage(str(tmp_path))
+    assert store.list_files("few") == store.list_files("many")
+    assert store.content_hash("few") == store.content_hash("many")

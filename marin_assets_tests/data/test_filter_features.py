@@ -57,13 +57,18 @@ def reference_split_words(text: str) -> list[str]:
 
 
 INNER_SPACES_REFERENCE = re.compile(r"(?<=\S) {2,}")  # the rule as stated; normalize's regex is faster
+LINE_END_REFERENCE = re.compile(r" *\n(?: *\n)*")  # the rule as stated; normalize strips per line
+
+
+def _line_end(match: re.Match) -> str:
+    return "\n\n" if match.group(0).count("\n") >= 2 else "\n"
 
 
 def reference_normalize(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     for pattern, repl in ((normalize._CONTROL_RE, ""), (normalize._LINE_BREAKS_RE, "\n"),
                           (normalize._OTHER_SPACE_RE, " "), (INNER_SPACES_REFERENCE, " "),
-                          (normalize._LINE_END_RE, normalize._line_end)):  # fmt: skip
+                          (LINE_END_REFERENCE, _line_end)):  # fmt: skip
         text = pattern.sub(repl, text)
     return text.strip()
 
