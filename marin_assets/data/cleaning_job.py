@@ -26,10 +26,10 @@ from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordC
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files_and_skipped, relative_name
-from marin_assets.data.source_files import estimated_record_bytes
 from marin_assets.data.record_batches import FileCounts, record_batches
 from marin_assets.data.record_counts import count_records
 from marin_assets.data.side_by_side import run_side_by_side
+from marin_assets.data.source_files import estimated_record_bytes
 from marin_assets.data.sources import SourceSpec
 from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_buckets and near_duplicates: public for checks
     EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions, lsh_buckets, near_duplicates,
@@ -189,6 +189,7 @@ def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir:
     dup_bytes = sizes[KEPT] * n_duplicates // max(n_kept, 1)
 
     files_for = recipe.spark.files_for
+
     def table(name: str) -> str:
         return posixpath.join(out_dir, name)
 
