@@ -18,10 +18,12 @@ def rejected_examples(rejected, per_rule: int = EXAMPLES_PER_RULE) -> list[dict]
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    rank = F.row_number().over(Window.partitionBy("reason").orderBy("id"))
-    picked = rejected.withColumn("_rank", rank).where(F.col("_rank") <= per_rule)
-    rows = picked.select(F.col("reason").alias("rule"), "id", "url", F.substring("text", 1, EXCERPT_CHARS).alias("excerpt"),
-                         "value").collect()  # fmt: skip
+    # The excerpt is cut before the ranking's shuffle: whole texts (most of a corpus is rejected) are
+    # not moved to pick a few rows per rule.
+    slim = rejected.select(F.col("reason").alias("rule"), "id", "url",
+                           F.substring("text", 1, EXCERPT_CHARS).alias("excerpt"), "value")  # fmt: skip
+    rank = F.row_number().over(Window.partitionBy("rule").orderBy("id"))
+    rows = slim.withColumn("_rank", rank).where(F.col("_rank") <= per_rule).drop("_rank").collect()
     return sorted((row.asDict() for row in rows), key=lambda r: (r["rule"], r["id"]))
 
 
