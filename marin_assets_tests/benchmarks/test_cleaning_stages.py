@@ -98,3 +98,18 @@ def test_stages_end_every_record_as_the_cleaner_does_and_print(tmp_path, capsys)
     assert any(r and r.split(":")[0] in ("gopher_repetition", "gopher_quality", "c4", "fineweb") for r in reasons)
     out = capsys.readouterr().out
     assert "per-stage total (one core)" in out and "%" in out
+
+
+@pytest.mark.slow
+def test_whole_path_prints_each_round_and_the_median(spark, capsys):
+    from marin_assets.data.sources import load_sources
+
+    spec = load_sources().get("dirty_web")
+    recipe = load_cleaning_recipe()
+    rate, conserved = real_corpus_throughput.whole_path(spark, spec, recipe, "web", 100_000_000, 49, None, None, repeat=3)
+    out = capsys.readouterr().out
+    assert conserved and rate > 0
+    assert [f"round {i}" in out for i in (1, 2, 3)] == [True] * 3 and "median of 3" in out
+    # the verdict's figure is the median round's
+    rounds = [float(line.split()[-3]) for line in out.splitlines() if "round" in line]  # MB/s
+    assert len(rounds) == 3 and sorted(rounds)[1] == pytest.approx(rate, rel=0.01)
