@@ -242,6 +242,16 @@ def test_normalize_fast_paths_equal_the_reference():
         assert normalize_text(text) == reference_normalize(text), repr(text[:80])
 
 
+
+def test_normalize_tab_only_texts_equal_the_reference():
+    """Texts whose only unprintable characters are tabs take normalize's replace-the-tabs path."""
+    rng = random.Random(4)
+    pieces = ["word", " ", "  ", "\n", "\n\n\n", " \n", "\t", "\t\t", " \t\n", "x", "."]
+    texts = ["".join(rng.choices(pieces, k=rng.randint(1, 40))) for _ in range(2000)]
+    assert sum("\t" in t for t in texts) > 1500
+    for text in texts:
+        assert normalize_text(text) == reference_normalize(text), repr(text[:80])
+
 def test_inner_spaces_regex_finds_what_the_stated_rule_does():
     rng = random.Random(4)
     # runs of spaces after text and after line starts, other whitespace before them
