@@ -1,20 +1,26 @@
 """Build a mixture: plan (mixture_plan) from ids + lengths, stream train/validation shards (mixture_stream), mixture.json.
 
-No source is held in memory whole: planning reads ids and lengths row group by row group, writing is an
-external shuffle bounded by one input and one output row group (mixture_stream). What grows with the corpus
-is the plan: about 60 bytes a document at its peak (benchmarks/mixture_scale.py).
+Nothing with one entry a document is held whole: each source's ids are read row group by row group into a
+local index file (a hash and a length a document, mixture_keys), the planner reads it in chunks of
+recipe.plan_memory_documents and keeps a cut per source, the split order is an external sort on local
+disk (mixture_order) and the writer an external shuffle of windows of that many rows (mixture_stream).
+Driver memory is bounded by the setting and a row group, whatever the corpus size; local disk holds
+about 16 bytes a document and 16 a written row, plus one spilled copy of a window's tokens.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
+import tempfile
 
 from marin_assets.core import layout
 from marin_assets.core.hashing import combine_hashes, hash_json
 from marin_assets.core.storage import StagedOutput, Storage, file_hashes
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE, check_same_tokenizer
 from marin_assets.tokenize.mixture_plan import MixturePlan, check_sources_known, plan_mixture
-from marin_assets.tokenize.mixture_stream import source_documents, write_split
+from marin_assets.tokenize.mixture_order import order_train, order_validation
+from marin_assets.tokenize.mixture_stream import index_source, write_ordered
 from marin_assets.tokenize.recipes import MixtureRecipe
 from marin_assets.tokenize.shards import read_tokenizer_hash
 from marin_assets.tokenize.tokenize_job import STATS_FILE
@@ -47,23 +53,36 @@ def build_mixture(storage: Storage, name: str, recipe: MixtureRecipe, tokenizer:
     check_sources_known(recipe, known_sources)
     names = sorted(recipe.weights)
     shards = source_shards(storage, names, tokenizer.hash)
-    documents = [source_documents(n, shards[n]) for n in names]  # split units + lengths: no ids, no tokens
-    plan = plan_mixture(recipe, documents, known_sources)
-    lengths = [d.lengths for d in documents]
-    del documents  # their split units are not needed to write: 8 bytes a document less while writing
-    for split, rows in zip(SPLITS, (plan.train_rows, plan.validation_rows), strict=True):
-        if rows.size or split == "train":
-            write_split(rows, [shards[n] for n in names], lengths, staged.join(split), recipe.documents_per_shard,
-                        tokenizer.hash, staged.storage.fs, write_empty=split == "train")
+    folders = {split: staged.join(split) for split in SPLITS}
+    plan = write_mixture(recipe, [shards[n] for n in names], names, known_sources, folders, tokenizer.hash,
+                         staged.storage.fs)  # fmt: skip
     info = mixture_info_dict(name, recipe, plan, tokenizer, tokenizer_uri, staged.final_uri)
     staged.write_json(info, MIXTURE_FILE)
     return info, plan
 
 
+def write_mixture(recipe: MixtureRecipe, shards: list[list[str]], names: list[str], known_sources: list[str],
+                  folders: dict[str, str], tokenizer_hash: str, fs) -> MixturePlan:
+    """Plan the mixture of the sources `names` (sorted, with their token shards) and write its train and
+    validation shards under folders[split]; local work files live in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="marin-mixture-") as work:
+        documents = [index_source(n, paths, os.path.join(work, f"source-{i}.bin"))
+                     for i, (n, paths) in enumerate(zip(names, shards, strict=True))]
+        plan = plan_mixture(recipe, documents, known_sources)
+        counts = {"train": order_train(plan, documents, os.path.join(work, "train.bin"), work),
+                  "validation": order_validation(plan, documents, os.path.join(work, "validation.bin"))}
+        for split in SPLITS:
+            if counts[split] or split == "train":
+                write_ordered(os.path.join(work, f"{split}.bin"), counts[split], shards, folders[split],
+                              recipe.documents_per_shard, tokenizer_hash, fs, split == "train",
+                              recipe.plan_memory_documents)  # fmt: skip
+    return plan
+
+
 def mixture_info_dict(name: str, recipe: MixtureRecipe, plan: MixturePlan, tokenizer: TokenizerSummary,
                       tokenizer_uri: str, final_uri: str) -> dict:
     train_glob = f"{final_uri}/train/shard-*.parquet"
-    validation_glob = f"{final_uri}/validation/shard-*.parquet" if plan.validation_rows.size else None
+    validation_glob = f"{final_uri}/validation/shard-*.parquet" if plan.validation_documents else None
     return {
         "name": name,
         "train_glob": train_glob,
@@ -79,8 +98,8 @@ def mixture_info_dict(name: str, recipe: MixtureRecipe, plan: MixturePlan, token
         "validation_fraction": recipe.validation_fraction,
         "train_tokens": plan.train_tokens,
         "validation_tokens": plan.validation_tokens,
-        "train_documents": int(len(plan.train_rows)),
-        "validation_documents": int(len(plan.validation_rows)),
+        "train_documents": plan.train_documents,
+        "validation_documents": plan.validation_documents,
         "train_sequences": plan.train_tokens // recipe.seq_len,
         "max_document_tokens": plan.max_document_tokens,
         "sources": {n: {k: v for k, v in p.__dict__.items() if k != "name"} for n, p in plan.sources.items()},

@@ -1,45 +1,37 @@
-"""Plan a mixture (pure): which documents go to train and validation, how often each repeats.
+"""Plan a mixture (pure, bounded): which documents go to train and validation, how often each repeats.
 
 * Validation membership depends only on (source, document id) and the fraction, so adding,
   removing or reweighting a source never moves a document between train and validation.
 * Train tokens per source = weight x total. A source with fewer train tokens is repeated
   (`upsample`, the epoch count is recorded) or refused (`fail`); one with more is subsampled.
-  Whole documents are taken, so the realised weight differs slightly from the target; both are reported.
+  After whole passes, the rest comes from the train documents of smallest seeded subset key
+  (mixture_keys), as many as bring the tokens closest to the target: whole documents, so the realised
+  weight differs slightly from the target; both are reported, computed exactly from streamed sums.
+* Memory: the plan is a cut per source (`Take`), not rows. Sources are read in chunks of
+  recipe.plan_memory_documents; the cut is found with a histogram of tokens over key buckets, then
+  a pass that sorts only the documents of the bucket the cut falls in.
 * Every random choice comes from the recipe seed: same recipe + inputs -> same plan.
 """
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from marin_assets.tokenize.mixture_keys import (
+    BUCKET_BITS, BUCKETS, SourceDocuments, document_hashes, subset_keys, units, validation_mask,
+)
 from marin_assets.tokenize.recipes import InsufficientTokens, MixtureRecipe
+
+MAX_DOCUMENTS = 2**31 - 1  # the writer stores document indices as int32
+
+__all__ = ["MixtureError", "MixturePlan", "SourceDocuments", "SourcePlan", "Take", "plan_mixture"]
 
 
 class MixtureError(ValueError):
     pass
-
-
-# Plan rows are int32: the planner holds a few arrays of one entry a planned document, and at 1M documents
-# int64 rows and their temporaries were ~100 MB of driver memory. A source has fewer than 2**31 documents.
-ROW_DTYPE = np.int32
-MAX_DOCUMENTS = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class SourceDocuments:
-    """One source as the planner sees it: per document a split value and a length, never its id
-    (a million ids as Python strings would be ~100 MB of driver memory; these are 16 bytes a document)."""
-
-    name: str
-    units: np.ndarray    # split_units(name, ids): the document's stable value in [0, 1)
-    lengths: np.ndarray  # tokens per document (BOS/EOS included)
-
-    @classmethod
-    def from_ids(cls, name: str, ids: list[str], lengths) -> SourceDocuments:
-        return cls(name, split_units(name, ids), np.asarray(lengths, dtype=np.int64))
 
 
 @dataclass(frozen=True)
@@ -55,34 +47,64 @@ class SourcePlan:
     available_train_tokens: int
 
 
+@dataclass(frozen=True)
+class Take:
+    """Every train document `passes` times, then once more those whose (subset key, index) come before the
+    cut (or equal it, when inclusive). cut None: no partial pass."""
+
+    passes: int
+    cut: tuple[int, int, bool] | None = None
+
+    def subset(self, keys: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        if self.cut is None:
+            return np.zeros(keys.size, dtype=bool)
+        key, index, inclusive = np.uint64(self.cut[0]), self.cut[1], self.cut[2]
+        at = (keys == key) & ((indices < index) | ((indices == index) & inclusive))
+        return (keys < key) | at
+
+
 @dataclass
 class MixturePlan:
     sources: dict[str, SourcePlan]
-    train_rows: np.ndarray        # (n, 2): (source index, document index) in training order
-    validation_rows: np.ndarray   # (m, 2)
+    takes: dict[str, Take]
+    seed: int
+    validation_fraction: float
+    train_documents: int
+    validation_documents: int
     train_tokens: int
     validation_tokens: int
     max_document_tokens: int
+    chunk: int  # documents read at once (recipe.plan_memory_documents)
     warnings: list[str] = field(default_factory=list)
+
+    def train_chunks(self, docs) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """(pass, document indices, hashes, lengths) of a source's train rows, at most `chunk` rows at a time."""
+        take = self.takes[docs.name]
+        for first, hashes, lengths in docs.chunks(self.chunk):
+            train = ~validation_mask(hashes, self.validation_fraction)
+            indices, hashes, lengths = np.flatnonzero(train) + first, hashes[train], lengths[train]
+            for p in range(take.passes):
+                yield p, indices, hashes, lengths
+            chosen = take.subset(subset_keys(hashes, self.seed), indices)
+            if chosen.any():
+                yield take.passes, indices[chosen], hashes[chosen], lengths[chosen]
+
+    def validation_chunks(self, docs) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(document indices, lengths) of a source's validation documents, in document order."""
+        for first, hashes, lengths in docs.chunks(self.chunk):
+            held = validation_mask(hashes, self.validation_fraction)
+            if held.any():
+                yield np.flatnonzero(held) + first, lengths[held]
 
 
 def split_units(source: str, ids: list[str]) -> np.ndarray:
     """sha256(source, id) mapped to [0, 1): a document is in validation when its unit is below the fraction."""
-    unit = [int.from_bytes(hashlib.sha256(f"{source}\0{i}".encode()).digest()[:8]) / 2**64 for i in ids]
-    return np.asarray(unit, dtype=np.float64)
+    return units(document_hashes(source, ids))
 
 
 def in_validation(source: str, ids: list[str], fraction: float) -> np.ndarray:
     """Stable per-document split: depends only on (source, id) and the fraction."""
-    return _validation_mask(split_units(source, ids), fraction)
-
-
-def _validation_mask(units: np.ndarray, fraction: float) -> np.ndarray:
-    return units < fraction if fraction > 0 else np.zeros(units.size, dtype=bool)
-
-
-def _rng(seed: int, name: str) -> np.random.Generator:
-    return np.random.default_rng([seed, int.from_bytes(hashlib.sha256(name.encode()).digest()[:8])])
+    return validation_mask(document_hashes(source, ids), fraction)
 
 
 def _total_train_tokens(recipe: MixtureRecipe, available: dict[str, int]) -> int:
@@ -92,25 +114,73 @@ def _total_train_tokens(recipe: MixtureRecipe, available: dict[str, int]) -> int
     return int(min(available[n] * recipe.epochs / w for n, w in recipe.weights.items()))
 
 
-def _take(train_idx: np.ndarray, lengths: np.ndarray, target: int, rng: np.random.Generator) -> np.ndarray:
-    """Whole passes over the train documents, then a seeded subset whose tokens come closest to the rest."""
-    available = int(lengths[train_idx].sum())
+@dataclass
+class _Counts:
+    documents: int = 0
+    train_documents: int = 0
+    available: int = 0
+    validation_documents: int = 0
+    validation_tokens: int = 0
+    longest: int = 0
+
+
+def _count(docs, fraction: float, chunk: int) -> _Counts:
+    counts = _Counts()
+    for _, hashes, lengths in docs.chunks(chunk):
+        held = validation_mask(hashes, fraction)
+        counts.documents += lengths.size
+        counts.train_documents += int((~held).sum())
+        counts.available += int(lengths[~held].sum())
+        counts.validation_documents += int(held.sum())
+        counts.validation_tokens += int(lengths[held].sum())
+        counts.longest = max(counts.longest, int(lengths.max(initial=0)))
+    return counts
+
+
+def _find_take(docs, target: int, available: int, train_documents: int, recipe: MixtureRecipe) -> tuple[Take, int, int]:
+    """The Take of a source and its (tokens, rows): whole passes, then the subset whose tokens come closest to
+    the rest. Narrows a key range [lo, lo + width) by BUCKETS buckets until the one holding the cut has at most
+    plan_memory_documents documents, then sorts that bucket's documents by (key, index)."""
     passes, remainder = divmod(target, available)
-    order = rng.permutation(train_idx)
-    cumulative = np.cumsum(lengths[order])
-    k = int(np.searchsorted(cumulative, remainder))  # first k whose prefix order[:k+1] reaches the rest
-    below = int(cumulative[k - 1]) if k > 0 else 0
-    if k < len(order) and cumulative[k] - remainder < remainder - below:
-        k += 1
-    del cumulative
-    return np.concatenate([np.tile(train_idx, passes), order[:k]])
+    if remainder == 0:
+        return Take(passes), passes * available, passes * train_documents
+    chunk, before_tokens, before_documents = recipe.plan_memory_documents, 0, 0
+    lo, width, shift = 0, 2**64, 64 - BUCKET_BITS  # keys in [lo, lo + width), bucket (key - lo) >> shift
+    while True:
+        tokens, counts = np.zeros(BUCKETS, np.int64), np.zeros(BUCKETS, np.int64)
+        for _, keys, lengths, _ in _train_keys(docs, recipe, chunk, lo, width):
+            bucket = ((keys - np.uint64(lo)) >> np.uint64(shift)).astype(np.int64)
+            tokens += np.bincount(bucket, weights=lengths, minlength=BUCKETS).astype(np.int64)
+            counts += np.bincount(bucket, minlength=BUCKETS)
+        cumulative = np.cumsum(tokens)
+        b = int(np.searchsorted(cumulative, remainder - before_tokens))  # first bucket reaching the rest
+        before_tokens += int(cumulative[b - 1]) if b else 0
+        before_documents += int(counts[:b].sum())
+        lo, width = lo + (b << shift), 1 << shift
+        if counts[b] <= chunk or shift == 0:
+            break
+        shift = max(0, shift - BUCKET_BITS)
+    parts = [(k, lengths, i) for _, k, lengths, i in _train_keys(docs, recipe, chunk, lo, width)]
+    keys, lengths, indices = (np.concatenate([p[j] for p in parts]) for j in range(3))
+    order = np.lexsort((indices, keys))
+    cumulative = before_tokens + np.cumsum(lengths[order])
+    k = int(np.searchsorted(cumulative, remainder))  # the first document whose prefix reaches the rest
+    below = int(cumulative[k - 1]) if k else before_tokens
+    inclusive = bool(cumulative[k] - remainder < remainder - below)
+    taken_tokens = int(cumulative[k]) if inclusive else below
+    cut = (int(keys[order[k]]), int(indices[order[k]]), inclusive)
+    return Take(passes, cut), passes * available + taken_tokens, passes * train_documents + before_documents + k + inclusive
 
 
-def _rows(index: int, documents: np.ndarray) -> np.ndarray:
-    """(source index, document index) rows of one source, ROW_DTYPE."""
-    rows = np.empty((documents.size, 2), dtype=ROW_DTYPE)
-    rows[:, 0], rows[:, 1] = index, documents
-    return rows
+def _train_keys(docs, recipe: MixtureRecipe, chunk: int, lo: int, width: int):
+    """(first, subset keys, lengths, indices) of the train documents with keys in [lo, lo + width), chunk by chunk."""
+    for first, hashes, lengths in docs.chunks(chunk):
+        train = ~validation_mask(hashes, recipe.validation_fraction)
+        keys = subset_keys(hashes[train], recipe.seed)
+        inside = keys >= np.uint64(lo)
+        if lo + width < 2**64:
+            inside &= keys < np.uint64(lo + width)
+        yield first, keys[inside], lengths[train][inside], (np.flatnonzero(train) + first)[inside]
 
 
 def check_sources_known(recipe: MixtureRecipe, known_sources: list[str]) -> None:
@@ -119,7 +189,8 @@ def check_sources_known(recipe: MixtureRecipe, known_sources: list[str]) -> None
         raise MixtureError(f"unknown sources {unknown}; known sources: {sorted(known_sources)}")
 
 
-def plan_mixture(recipe: MixtureRecipe, documents: list[SourceDocuments], known_sources: list[str]) -> MixturePlan:
+def plan_mixture(recipe: MixtureRecipe, documents: list, known_sources: list[str]) -> MixturePlan:
+    """documents: per source a SourceDocuments or DocumentFile (name, size, chunks(n))."""
     check_sources_known(recipe, known_sources)
     by_name = {d.name: d for d in documents}
     names = sorted(recipe.weights)
@@ -127,55 +198,46 @@ def plan_mixture(recipe: MixtureRecipe, documents: list[SourceDocuments], known_
     if missing:
         raise MixtureError(f"no tokenized documents given for sources {missing}")
 
-    splits, available = {}, {}
+    chunk, counts = recipe.plan_memory_documents, {}
     for name in names:
-        docs = by_name[name]
-        if docs.lengths.size > MAX_DOCUMENTS:
-            raise MixtureError(f"source {name!r} has {docs.lengths.size} documents, more than {MAX_DOCUMENTS}")
-        validation = _validation_mask(docs.units, recipe.validation_fraction)
-        splits[name] = (np.flatnonzero(~validation).astype(ROW_DTYPE), np.flatnonzero(validation).astype(ROW_DTYPE))
-        del validation
-        available[name] = int(docs.lengths[splits[name][0]].sum())
-        if available[name] == 0:
-            raise MixtureError(f"source {name!r} is empty: {docs.lengths.size} documents, 0 training tokens")
+        if by_name[name].size > MAX_DOCUMENTS:
+            raise MixtureError(f"source {name!r} has {by_name[name].size} documents, more than {MAX_DOCUMENTS}")
+        counts[name] = _count(by_name[name], recipe.validation_fraction, chunk)
+        if counts[name].available == 0:
+            raise MixtureError(f"source {name!r} is empty: {counts[name].documents} documents, 0 training tokens")
 
-    total = _total_train_tokens(recipe, available)
-    plans, train_parts, validation_parts, warnings = {}, [], [], []
-    for index, name in enumerate(names):
-        docs, (train_idx, val_idx) = by_name[name], splits[name]
+    total = _total_train_tokens(recipe, {n: c.available for n, c in counts.items()})
+    plans, takes, warnings = {}, {}, []
+    for name in names:
+        c = counts[name]
         target = round(recipe.weights[name] * total)
-        needed = target / available[name]
+        needed = target / c.available
         if needed > 1 and recipe.on_insufficient_tokens == InsufficientTokens.FAIL:
-            raise MixtureError(f"source {name!r} has {available[name]} training tokens but its weight "
+            raise MixtureError(f"source {name!r} has {c.available} training tokens but its weight "
                                f"{recipe.weights[name]} demands {target} (on_insufficient_tokens: fail)")
         if needed > recipe.max_epochs:
             raise MixtureError(f"source {name!r} would repeat {needed:.1f} times (> max_epochs "
-                               f"{recipe.max_epochs}): {available[name]} training tokens for a target of {target}")
-        taken = _take(train_idx, docs.lengths, target, _rng(recipe.seed, name))
+                               f"{recipe.max_epochs}): {c.available} training tokens for a target of {target}")
+        takes[name], taken_tokens, taken_rows = _find_take(by_name[name], target, c.available, c.train_documents, recipe)
         if needed > 1:
             warnings.append(f"source {name!r} is upsampled {needed:.2f}x to reach {target} training tokens")
-        if recipe.validation_fraction > 0 and val_idx.size == 0:
+        if recipe.validation_fraction > 0 and c.validation_documents == 0:
             warnings.append(f"source {name!r} has no validation documents (too few documents for the fraction)")
-        taken_tokens = int(docs.lengths[taken].sum())
-        train_parts.append(_rows(index, taken))
-        validation_parts.append(_rows(index, val_idx))
         plans[name] = SourcePlan(
             name=name, target_weight=recipe.weights[name], realised_weight=0.0,
-            epochs=round(taken_tokens / available[name], 4),
-            train_tokens=taken_tokens, validation_tokens=int(docs.lengths[val_idx].sum()),
-            train_documents=int(taken.size), validation_documents=int(val_idx.size),
-            available_train_tokens=available[name],
+            epochs=round(taken_tokens / c.available, 4), train_tokens=taken_tokens,
+            validation_tokens=c.validation_tokens, train_documents=taken_rows,
+            validation_documents=c.validation_documents, available_train_tokens=c.available,
         )
     train_tokens = sum(p.train_tokens for p in plans.values())
     plans = {n: _with_realised_weight(p, train_tokens) for n, p in plans.items()}
-    train_rows = np.concatenate(train_parts) if len(train_parts) > 1 else train_parts[0]
-    del train_parts, taken  # the last source's copy: the shuffled rows below are the only one kept
-    train_rows = train_rows[_rng(recipe.seed, "mixture-order").permutation(len(train_rows))]
-    validation_rows = np.concatenate(validation_parts)
     validation_tokens = sum(p.validation_tokens for p in plans.values())
-    longest = max(int(by_name[n].lengths.max(initial=0)) for n in names)
+    longest = max(c.longest for c in counts.values())
     _check_sequence_fit(recipe, train_tokens, validation_tokens, longest, warnings)
-    return MixturePlan(plans, train_rows, validation_rows, train_tokens, validation_tokens, longest, warnings)
+    return MixturePlan(plans, takes, recipe.seed, recipe.validation_fraction,
+                       sum(p.train_documents for p in plans.values()),
+                       sum(p.validation_documents for p in plans.values()),
+                       train_tokens, validation_tokens, longest, chunk, warnings)  # fmt: skip
 
 
 def _with_realised_weight(plan: SourcePlan, train_tokens: int) -> SourcePlan:

@@ -1,13 +1,14 @@
-"""Write a planned mixture split without holding the sources in memory: an external shuffle.
+"""Write a planned mixture split without holding the sources or the plan in memory: an external shuffle.
 
-The plan orders (source, document) rows for training; output shard k holds plan positions
+The split's order is a local file of ORDERED rows (mixture_order); output shard k holds its rows
 [k * S, (k + 1) * S) (S: the recipe's documents_per_shard), cut into row groups of about
-shards.ROW_GROUP_TOKENS tokens by the rule write_shard uses (split_layout). Pass 1 reads the input
-shards row group by row group and sends each planned row (with its plan position) to a local spill
-file of the output row group it lands in; pass 2 reads one spill file at a time, puts its rows in plan
-order and appends them to their shard as one row group. Memory: one input and one output row group
-(a few tens of MB, whatever S is) plus the plan; disk: one spilled copy, removed as it is written.
-The shards have the same bytes as write_shard of the rows taken from all sources in memory.
+shards.ROW_GROUP_TOKENS tokens by row_group_bounds' rule (split_layout, streamed over the file). The row
+groups are written in windows of at most `chunk` rows (recipe.plan_memory_documents; at least one group)
+and MAX_OPEN_SPILLS groups: a window's rows are read from the order file, the input row groups holding
+its documents are read (the others are skipped by their footers' row counts) and each wanted row goes
+to the spill file of its output row group; then each spill file, put in order, is one row group of its
+shard. Memory: a window's rows, one input and one output row group. The shards have the same bytes as
+write_shard of the rows taken from all sources in memory.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import fsspec
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from marin_assets.core.schemas import TOKENIZED_SCHEMA
-from marin_assets.tokenize.mixture_plan import SourceDocuments, split_units
+from marin_assets.tokenize import shards as shard_files
+from marin_assets.tokenize.mixture_keys import DOCUMENT_RECORD, DocumentFile, document_hashes
+from marin_assets.tokenize.mixture_order import ORDERED, iter_ordered_lengths, read_ordered
 from marin_assets.tokenize.shards import (
-    SHARD_PATTERN, ShardError, ShardWriter, document_lengths, iter_row_groups, row_group_bounds, shard_row_count,
-    shard_table, write_shard,
+    SHARD_PATTERN, ShardError, ShardWriter, document_lengths, iter_row_groups, shard_table, write_shard,
 )
 
 POSITION = "_position"
@@ -38,129 +42,183 @@ def iter_source_tables(shards: list[str]) -> Iterator[tuple[int, pa.Table]]:
     first = 0
     for path in shards:
         for table in iter_row_groups(path):
-            if not table.schema.equals(TOKENIZED_SCHEMA):
-                raise ShardError(f"{path}: schema {table.schema} is not TOKENIZED_SCHEMA")
+            _check_schema(path, table)
             yield first, table
             first += table.num_rows
 
 
+def _check_schema(path: str, table: pa.Table) -> None:
+    if not table.schema.equals(TOKENIZED_SCHEMA):
+        raise ShardError(f"{path}: schema {table.schema} is not TOKENIZED_SCHEMA")
+
+
+def index_source(name: str, shards: list[str], path: str) -> DocumentFile:
+    """What the planner needs of one source, read row group by row group into a local file: per document
+    its hash of (source, id) and its length (not its id, not its tokens)."""
+    size = 0
+    with open(path, "wb") as out:
+        for first, table in iter_source_tables(shards):
+            records = np.empty(table.num_rows, DOCUMENT_RECORD)
+            records["hash"] = document_hashes(name, table.column("id").to_pylist())
+            records["length"] = document_lengths(table.column("tokens"))
+            records.tofile(out)
+            size = first + table.num_rows
+    return DocumentFile(name, path, size)
+
+
 @dataclass(frozen=True)
 class SplitLayout:
-    """Output row group g holds plan positions [starts[g], starts[g + 1]) and belongs to shard shard_of[g]."""
+    """Output row group g holds split rows [starts[g], starts[g + 1]) and belongs to shard shard_of[g]
+    (one entry a row group, not a document)."""
 
     starts: np.ndarray
-    shard_of: np.ndarray
+    shard_of: list[int]
 
 
-def split_layout(rows: np.ndarray, source_lengths: list[np.ndarray], rows_per_shard: int) -> SplitLayout:
-    """Row groups of every output shard, cut by row_group_bounds on its planned documents' token counts."""
-    for s, lengths in enumerate(source_lengths):
-        mine = rows[rows[:, 0] == s, 1]
-        if mine.size and (mine.min() < 0 or mine.max() >= lengths.size):
-            raise ValueError(f"plan rows name documents of source {s} outside its {lengths.size} documents")
-    starts, shard_of = [], []
-    for k, lo in enumerate(range(0, len(rows), rows_per_shard)):
-        part = rows[lo : lo + rows_per_shard]
-        lengths = np.zeros(len(part), np.int64)
-        for s, source in enumerate(source_lengths):
-            mine = part[:, 0] == s
-            lengths[mine] = source[part[mine, 1]]
-        bounds = row_group_bounds(lengths)
-        starts.append(lo + bounds[:-1])
-        shard_of.append(np.full(len(bounds) - 1, k))
-    return SplitLayout(np.concatenate([*starts, [len(rows)]]), np.concatenate(shard_of))
+def split_layout(path: str, total: int, rows_per_shard: int, chunk: int) -> SplitLayout:
+    """Row groups of every output shard: row_group_bounds' rule (a row goes to group (tokens before it in its
+    shard) // ROW_GROUP_TOKENS), carried across chunks of the order file."""
+    group_tokens, starts, shard_of = shard_files.ROW_GROUP_TOKENS, [], []
+    position, in_shard, last_group = 0, 0, -1
+    for lengths in iter_ordered_lengths(path, total, chunk):
+        a = 0
+        while a < lengths.size:
+            shard, offset = divmod(position, rows_per_shard)
+            if offset == 0:
+                in_shard, last_group = 0, -1
+            part = lengths[a : a + rows_per_shard - offset]
+            group = (in_shard + np.cumsum(part) - part) // group_tokens
+            new = np.flatnonzero(np.diff(group, prepend=last_group))
+            starts.extend((position + new).tolist())
+            shard_of.extend([shard] * new.size)
+            in_shard, last_group = in_shard + int(part.sum()), int(group[-1])
+            position, a = position + part.size, a + part.size
+    return SplitLayout(np.asarray([*starts, total], np.int64), shard_of)
 
 
-def write_split(rows: np.ndarray, source_shards: list[list[str]], source_lengths: list[np.ndarray], folder: str,
-                rows_per_shard: int, tokenizer_hash: str, fs, write_empty: bool) -> int:
-    """Write rows ((source index, document index) in plan order) as folder/shard-NNNNN.parquet; source_lengths:
-    tokens of each source's documents (the planner's)."""
+def write_ordered(path: str, total: int, source_shards: list[list[str]], folder: str, rows_per_shard: int,
+                  tokenizer_hash: str, fs, write_empty: bool, chunk: int) -> int:
+    """Write the rows of the order file at path as folder/shard-NNNNN.parquet; the number of shards."""
     fs.makedirs(folder, exist_ok=True)
-    if len(rows) == 0:
+    if total == 0:
         if write_empty:
             write_shard(shard_table([], [], pa.array([], pa.list_(pa.int32())), tokenizer_hash),
                         posixpath.join(folder, SHARD_PATTERN.format(0)))  # fmt: skip
         return int(write_empty)
-    layout = split_layout(rows, source_lengths, rows_per_shard)
-    groups, writer = len(layout.shard_of), None
+    layout = split_layout(path, total, rows_per_shard, chunk)
+    groups, writer, footers = len(layout.shard_of), None, [_row_groups(s) for s in source_shards]
     with tempfile.TemporaryDirectory(prefix="marin-mixture-spill-") as spill:
         try:
-            for lo in range(0, groups, MAX_OPEN_SPILLS):
-                window = range(lo, min(groups, lo + MAX_OPEN_SPILLS))
-                _spill(rows, source_shards, layout, window, spill)
-                for g in window:
-                    k = int(layout.shard_of[g])
+            lo = 0
+            while lo < groups:
+                hi = lo + 1  # a window: whole row groups, at most `chunk` rows unless one group holds more
+                while hi < groups and hi - lo < MAX_OPEN_SPILLS and layout.starts[hi + 1] - layout.starts[lo] <= chunk:
+                    hi += 1
+                _spill(read_ordered(path, int(layout.starts[lo]), int(layout.starts[hi])), footers, layout, range(lo, hi), spill)
+                for g in range(lo, hi):
+                    k = layout.shard_of[g]
                     if writer is None or writer[0] != k:
                         if writer is not None:
                             writer[1].close()
                         writer = (k, ShardWriter(posixpath.join(folder, SHARD_PATTERN.format(k)), tokenizer_hash).open())
                     writer[1].write_group(_spilled_group(spill, g, layout, tokenizer_hash))
+                lo = hi
         finally:
             if writer is not None:
                 writer[1].close()
-    return int(layout.shard_of[-1]) + 1
+    return layout.shard_of[-1] + 1
+
+
+def write_split(rows: np.ndarray, source_shards: list[list[str]], source_lengths: list[np.ndarray], folder: str,
+                rows_per_shard: int, tokenizer_hash: str, fs, write_empty: bool, chunk: int = 2**20) -> int:
+    """write_ordered of rows held in memory ((source index, document index) in order; small splits, tests)."""
+    rows = np.asarray(rows).reshape(-1, 2)
+    ordered = np.empty(len(rows), ORDERED)
+    ordered["source"], ordered["document"] = rows[:, 0], rows[:, 1]
+    for s, lengths in enumerate(source_lengths):
+        mine = rows[:, 0] == s
+        if mine.any() and (rows[mine, 1].min() < 0 or rows[mine, 1].max() >= lengths.size):
+            raise ValueError(f"plan rows name documents of source {s} outside its {lengths.size} documents")
+        ordered["length"][mine] = lengths[rows[mine, 1]]
+    with tempfile.TemporaryDirectory(prefix="marin-mixture-order-") as work:
+        path = os.path.join(work, "order.bin")
+        ordered.tofile(path)
+        return write_ordered(path, len(rows), source_shards, folder, rows_per_shard, tokenizer_hash, fs,
+                             write_empty, chunk)  # fmt: skip
+
+
+def _row_groups(shards: list[str]) -> list[tuple[str, list[tuple[int, int, int]]]]:
+    """Per shard of a source: its (row group, first document, rows), from the footers."""
+    out, first = [], 0
+    for path in shards:
+        with fsspec.open(path, "rb") as f:
+            metadata = pq.ParquetFile(f).metadata
+        groups = []
+        for g in range(metadata.num_row_groups):
+            groups.append((g, first, metadata.row_group(g).num_rows))
+            first += groups[-1][2]
+        out.append((path, groups))
+    return out
 
 
 def _spilled_group(spill: str, g: int, layout: SplitLayout, tokenizer_hash: str) -> pa.Table:
-    """Output row group g from its spill file, in plan order (the file is removed)."""
+    """Output row group g from its spill file, in split order (the file is removed)."""
     path = os.path.join(spill, f"{g}.arrow")
     if not os.path.exists(path):
-        raise RuntimeError(f"mixture row group {g}: no spilled rows arrived for its plan positions")
+        raise RuntimeError(f"mixture row group {g}: no spilled rows arrived for its positions")
     with pa.OSFile(path) as source:
         table = pa.ipc.open_stream(source).read_all().sort_by(POSITION)
     os.remove(path)
     if not np.array_equal(table.column(POSITION).to_numpy(), np.arange(layout.starts[g], layout.starts[g + 1])):
-        raise RuntimeError(f"mixture row group {g}: spilled rows do not cover its plan positions")
+        raise RuntimeError(f"mixture row group {g}: spilled rows do not cover its positions")
     return shard_table(table.column("id").combine_chunks(), table.column("source").combine_chunks(),
                        table.column("tokens").combine_chunks(), tokenizer_hash)  # fmt: skip
 
 
-def _spill(rows: np.ndarray, source_shards: list[list[str]], layout: SplitLayout, window: range, spill: str) -> None:
-    """Pass 1 for the output row groups in window: every planned row of theirs to its group's spill file."""
-    first_position, end_position = int(layout.starts[window.start]), int(layout.starts[window.stop])
-    writers = {}
+def _spill(rows: np.ndarray, footers: list, layout: SplitLayout, window: range, spill: str) -> None:
+    """Every row of the window (rows: its ORDERED rows) to its output row group's spill file."""
+    first_position, writers = int(layout.starts[window.start]), {}
     try:
-        for s, shards in enumerate(source_shards):
-            # this source's plan positions sorted by document (ties stay in plan order): an input row
-            # group's rows are one searchsorted slice. One source at a time: a few bytes a planned row.
-            # int32 (plan rows are int32): at 1M documents these arrays are the writer's largest per-document state
-            positions = (np.flatnonzero(rows[first_position:end_position, 0] == s) + first_position).astype(np.int32)
+        for s, source_groups in enumerate(footers):
+            # this source's positions sorted by document (ties stay in order): an input row group's rows are
+            # one searchsorted slice
+            positions = np.flatnonzero(rows["source"] == s)
             if positions.size == 0:
                 continue  # none of this window's rows: its shards are not read
-            documents = rows[positions, 1]
-            by_document = np.argsort(documents, kind="stable")
-            positions, documents = positions[by_document], documents[by_document]
+            by_document = np.argsort(rows["document"][positions], kind="stable")
+            positions = positions[by_document] + first_position
+            documents = rows["document"][positions - first_position]
             del by_document
-            for first, table in iter_source_tables(shards):
-                lo, hi = np.searchsorted(documents, [first, first + table.num_rows])
-                if lo == hi:
+            for path, groups in source_groups:
+                wanted = [(g, first, n, *np.searchsorted(documents, [first, first + n])) for g, first, n in groups]
+                wanted = [w for w in wanted if w[3] < w[4]]
+                if not wanted:
                     continue
-                by_position = np.argsort(positions[lo:hi], kind="stable")
-                picked_positions = positions[lo:hi][by_position]
-                picked = table.take(pa.array(documents[lo:hi][by_position] - first))
-                picked = pa.Table.from_arrays([*picked.columns, pa.array(picked_positions, pa.int64())],
-                                              schema=_SPILL_SCHEMA)  # fmt: skip
-                group_of = np.searchsorted(layout.starts, picked_positions, side="right") - 1
-                cuts = np.concatenate([[0], np.flatnonzero(np.diff(group_of)) + 1, [len(group_of)]])
-                for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-                    g = int(group_of[a])
-                    if g not in writers:
-                        sink = pa.OSFile(os.path.join(spill, f"{g}.arrow"), "wb")
-                        writers[g] = (sink, pa.ipc.new_stream(sink, _SPILL_SCHEMA))
-                    writers[g][1].write_table(picked.slice(a, b - a))
+                with fsspec.open(path, "rb") as f:
+                    parquet = pq.ParquetFile(f)
+                    for g, first, _, lo, hi in wanted:
+                        table = parquet.read_row_group(g).replace_schema_metadata(None)
+                        _check_schema(path, table)
+                        by_position = np.argsort(positions[lo:hi], kind="stable")
+                        picked_positions = positions[lo:hi][by_position]
+                        picked = table.take(pa.array(documents[lo:hi][by_position] - first))
+                        picked = pa.Table.from_arrays([*picked.columns, pa.array(picked_positions, pa.int64())],
+                                                      schema=_SPILL_SCHEMA)  # fmt: skip
+                        _to_spill_files(picked, picked_positions, layout, spill, writers)
+            if documents.size and documents[-1] >= sum(n for _, gs in source_groups for _, _, n in gs):
+                raise ShardError(f"source {s}: the plan names a document beyond its shards' rows")
     finally:
         for sink, writer in writers.values():
             writer.close()
             sink.close()
 
 
-def source_documents(name: str, shards: list[str]) -> SourceDocuments:
-    """What the planner needs of one source, read shard by shard: split units and lengths (not ids, not tokens)."""
-    total = sum(shard_row_count(s) for s in shards)  # filled in place: no second copy while concatenating
-    units, lengths = np.empty(total, np.float64), np.empty(total, np.int64)
-    for first, table in iter_source_tables(shards):
-        if first + table.num_rows > total:
-            raise ShardError(f"source {name!r}: its shards hold more rows than their footers say ({total})")
-        units[first : first + table.num_rows] = split_units(name, table.column("id").to_pylist())
-        lengths[first : first + table.num_rows] = document_lengths(table.column("tokens"))
-    return SourceDocuments(name, units, lengths)
+def _to_spill_files(picked: pa.Table, positions: np.ndarray, layout: SplitLayout, spill: str, writers: dict) -> None:
+    group_of = np.searchsorted(layout.starts, positions, side="right") - 1
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(group_of)) + 1, [len(group_of)]])
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        g = int(group_of[a])
+        if g not in writers:
+            sink = pa.OSFile(os.path.join(spill, f"{g}.arrow"), "wb")
+            writers[g] = (sink, pa.ipc.new_stream(sink, _SPILL_SCHEMA))
+        writers[g][1].write_table(picked.slice(a, b - a))

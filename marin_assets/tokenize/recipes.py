@@ -82,6 +82,11 @@ class MixtureRecipe(Recipe):
     on_insufficient_tokens: InsufficientTokens = InsufficientTokens.UPSAMPLE
     max_epochs: float = Field(default=100.0, gt=0, description="Upsampling beyond this fails (a typo guard)")
     documents_per_shard: PositiveInt = 50_000
+    plan_memory_documents: PositiveInt = Field(
+        default=1_000_000,
+        description="Documents whose plan entries the mixture planner and writer hold in memory at once "
+                    "(a few tens of bytes each); larger corpora take more passes over local spill files",
+    )
     model_vocab_size: PositiveInt | None = Field(
         default=None, description="vocab_size of the models meant to train on this mixture (checked)"
     )

@@ -2,6 +2,8 @@ import numpy as np
 import pytest
 
 from marin_assets.core.recipes import RecipeError, load_recipe
+from marin_assets.tokenize import mixture_plan
+from marin_assets.tokenize.mixture_keys import subset_keys, validation_mask
 from marin_assets.tokenize.mixture_plan import MixtureError, SourceDocuments, in_validation, plan_mixture
 from marin_assets.tokenize.recipes import MixtureRecipe
 
@@ -22,21 +24,88 @@ def recipe(**kw):
 
 
 def validation_ids(plan, corpus):
-    names = sorted(d.name for d in corpus)
-    return {(names[s], f"{names[s]}-{i}") for s, i in plan.validation_rows}  # docs() names ids so
+    return {(d.name, f"{d.name}-{i}") for d in corpus if d.name in plan.takes  # docs() names ids so
+            for indices, _ in plan.validation_chunks(d) for i in indices}
+
+
+def train_rows(plan, corpus):
+    """(source, document, pass, length) of every taken train row, sorted."""
+    return sorted((d.name, int(i), p, int(n)) for d in corpus if d.name in plan.takes
+                  for p, indices, _, lengths in plan.train_chunks(d) for i, n in zip(indices, lengths))
 
 
 def train_ids(plan, corpus):
-    names = sorted(d.name for d in corpus)
-    return {(names[s], f"{names[s]}-{i}") for s, i in plan.train_rows}
+    return {(name, f"{name}-{i}") for name, i, _, _ in train_rows(plan, corpus)}
+
+
+def reference_rows(recipe, corpus):
+    """The rule in memory: whole passes, then the train documents in (subset key, index) order while the
+    tokens come closer to the rest."""
+    available = {d.name: int(d.lengths[~validation_mask(d.hashes, recipe.validation_fraction)].sum()) for d in corpus}
+    total = mixture_plan._total_train_tokens(recipe, available)
+    rows = []
+    for d in corpus:
+        if d.name not in recipe.weights:
+            continue
+        train = np.flatnonzero(~validation_mask(d.hashes, recipe.validation_fraction))
+        passes, remainder = divmod(round(recipe.weights[d.name] * total), available[d.name])
+        order = train[np.lexsort((train, subset_keys(d.hashes[train], recipe.seed)))]
+        cumulative = np.cumsum(d.lengths[order])
+        k = 0
+        while k < len(order) and abs(int(cumulative[k]) - remainder) < abs((int(cumulative[k - 1]) if k else 0) - remainder):
+            k += 1
+        rows += [(d.name, int(i), p, int(d.lengths[i])) for p in range(passes) for i in train]
+        rows += [(d.name, int(i), passes, int(d.lengths[i])) for i in order[:k]]
+    return sorted(rows)
 
 
 def test_same_recipe_and_inputs_give_the_same_plan():
     first, second = plan_mixture(recipe(), CORPUS, KNOWN), plan_mixture(recipe(), CORPUS, KNOWN)
-    assert np.array_equal(first.train_rows, second.train_rows)
-    assert np.array_equal(first.validation_rows, second.validation_rows)
+    assert first == second and train_rows(first, CORPUS) == train_rows(second, CORPUS)
     other_seed = plan_mixture(recipe(seed=1), CORPUS, KNOWN)
-    assert not np.array_equal(first.train_rows, other_seed.train_rows)
+    assert train_rows(first, CORPUS) != train_rows(other_seed, CORPUS)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"train_tokens": 2_000}, {"train_tokens": 200_000}, {"seed": 3},
+                                    {"train_tokens": None, "epochs": 1.0}, {"validation_fraction": 0.0}])
+@pytest.mark.parametrize("memory", [1, 7, 10**6])
+def test_the_plan_is_the_in_memory_rule_whatever_its_memory_bound(monkeypatch, kwargs, memory):
+    """Also with 8 buckets a histogram (the bucket of the cut is narrowed many times before it is sorted)."""
+    expected = reference_rows(recipe(**kwargs), CORPUS)
+    plan = plan_mixture(recipe(**kwargs, plan_memory_documents=memory), CORPUS, KNOWN)
+    assert train_rows(plan, CORPUS) == expected
+    monkeypatch.setattr(mixture_plan, "BUCKET_BITS", 3)
+    monkeypatch.setattr(mixture_plan, "BUCKETS", 8)
+    narrowed = plan_mixture(recipe(**kwargs, plan_memory_documents=memory), CORPUS, KNOWN)
+    assert narrowed.sources == plan.sources and train_rows(narrowed, CORPUS) == expected
+
+
+def test_recorded_counts_are_exactly_the_rows_taken():
+    plan = plan_mixture(recipe(plan_memory_documents=13), CORPUS, KNOWN)
+    rows = train_rows(plan, CORPUS)
+    for d in CORPUS:
+        mine = [r for r in rows if r[0] == d.name]
+        source = plan.sources[d.name]
+        assert source.train_documents == len(mine) and source.train_tokens == sum(r[3] for r in mine)
+        held = [i for indices, _ in plan.validation_chunks(d) for i in indices]
+        assert source.validation_documents == len(held)
+        assert source.validation_tokens == int(d.lengths[held].sum())
+        assert source.realised_weight == round(source.train_tokens / plan.train_tokens, 6)
+    assert plan.train_documents == len(rows) and plan.train_tokens == sum(r[3] for r in rows)
+
+
+def test_upsampling_repeats_whole_passes():
+    plan = plan_mixture(recipe(train_tokens=200_000), CORPUS, KNOWN)
+    take = plan.takes["c"]
+    assert take.passes >= 2
+    per_document = {}
+    for name, i, p, _ in train_rows(plan, CORPUS):
+        if name == "c":
+            per_document.setdefault(i, []).append(p)
+    train = np.flatnonzero(~validation_mask(CORPUS[2].hashes, 0.1))
+    assert sorted(per_document) == train.tolist()  # every train document, each pass once
+    assert {len(p) for p in per_document.values()} <= {take.passes, take.passes + 1}
+    assert all(sorted(p) == list(range(len(p))) for p in per_document.values())
 
 
 def test_weights_tokens_and_epochs_are_reported():
@@ -79,7 +148,7 @@ def test_epochs_mode_uses_the_largest_mixture_within_the_repeat_limit():
 def test_subsampling_takes_part_of_a_large_source():
     plan = plan_mixture(recipe(train_tokens=2_000, validation_fraction=0.0), CORPUS, KNOWN)
     assert all(p.epochs < 1 for p in plan.sources.values())
-    assert plan.validation_rows.size == 0 and plan.validation_tokens == 0
+    assert plan.validation_documents == 0 and plan.validation_tokens == 0
 
 
 @pytest.mark.parametrize("kwargs,message", [

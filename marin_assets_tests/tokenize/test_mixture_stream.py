@@ -8,8 +8,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from marin_assets.tokenize.mixture_plan import SourceDocuments
-from marin_assets.tokenize.mixture_stream import source_documents, write_split
+from marin_assets.tokenize.mixture_plan import split_units
+from marin_assets.tokenize.mixture_keys import units
+from marin_assets.tokenize.mixture_stream import index_source, write_split
 from marin_assets.tokenize.shards import SHARD_PATTERN, read_shards, shard_table, token_lists, write_shard
 
 
@@ -45,12 +46,18 @@ def _files(folder):
     return {p: open(os.path.join(folder, p), "rb").read() for p in sorted(os.listdir(folder))}
 
 
-@pytest.mark.parametrize(("rows_per_shard", "group_tokens", "open_spills"),
-                         [(7, None, 256), (64, None, 256), (1000, None, 256), (64, 100, 256), (64, 100, 3),
-                          (1000, 37, 2)])  # fmt: skip
-def test_streamed_shards_equal_the_in_memory_ones(tmp_path, monkeypatch, rows_per_shard, group_tokens, open_spills):
-    """Also with small row groups (several per shard, and a document longer than a group) and few spill files
-    open at once (several passes over the inputs)."""
+def _lengths(tmp_path, name, paths):
+    return index_source(name, paths, str(tmp_path / f"{name}.bin")).chunks(10**6).__next__()[2]
+
+
+@pytest.mark.parametrize(("rows_per_shard", "group_tokens", "open_spills", "chunk"),
+                         [(7, None, 256, 2**20), (64, None, 256, 2**20), (1000, None, 256, 2**20),
+                          (64, 100, 256, 2**20), (64, 100, 3, 2**20), (1000, 37, 2, 2**20), (7, None, 256, 5),
+                          (64, 100, 256, 9), (1000, 37, 256, 1)])  # fmt: skip
+def test_streamed_shards_equal_the_in_memory_ones(tmp_path, monkeypatch, rows_per_shard, group_tokens, open_spills,
+                                                  chunk):
+    """Also with small row groups (several per shard, and a document longer than a group), few spill files
+    open at once and small windows (several passes over the inputs)."""
     import fsspec
     import pyarrow.parquet as pq
 
@@ -60,23 +67,25 @@ def test_streamed_shards_equal_the_in_memory_ones(tmp_path, monkeypatch, rows_pe
         monkeypatch.setattr(shards, "ROW_GROUP_TOKENS", group_tokens)
     monkeypatch.setattr(mixture_stream, "MAX_OPEN_SPILLS", open_spills)
     sources = [_source(tmp_path, "a", 90, 25, 0), _source(tmp_path, "b", 40, 40, 1), _source(tmp_path, "c", 13, 5, 2)]
-    lengths = [source_documents(name, paths).lengths for name, paths in zip("abc", sources)]
+    lengths = [_lengths(tmp_path, name, paths) for name, paths in zip("abc", sources)]
     rng = np.random.default_rng(3)
     # repeats (upsampling) and skipped documents, in a shuffled order, as the planner makes them
     rows = np.concatenate([np.column_stack([np.full(n, s), rng.integers(0, size, n)])
                            for s, (size, n) in enumerate([(90, 60), (40, 100), (13, 30)])])  # fmt: skip
     rows = rows[rng.permutation(len(rows))]
     fs = fsspec.filesystem("file")
-    n = write_split(rows, sources, lengths, str(tmp_path / "streamed"), rows_per_shard, "h", fs, write_empty=True)
+    n = write_split(rows, sources, lengths, str(tmp_path / "streamed"), rows_per_shard, "h", fs, write_empty=True,
+                    chunk=chunk)  # fmt: skip
     _in_memory(rows, sources, str(tmp_path / "memory"), rows_per_shard)
     assert n == -(-len(rows) // rows_per_shard)
     assert _files(tmp_path / "streamed") == _files(tmp_path / "memory")
     groups = [pq.ParquetFile(tmp_path / "streamed" / f).num_row_groups for f in sorted(os.listdir(tmp_path / "streamed"))]
     assert max(groups) > 1 if group_tokens else set(groups) == {1}
-    documents = source_documents("a", sources[0])
-    expected = SourceDocuments.from_ids("a", [f"a-{i:04d}" for i in range(90)], documents.lengths)
-    assert np.array_equal(documents.units, expected.units)  # the split value of each id, read shard by shard
-    assert documents.lengths.size == 90 and documents.lengths.min() >= 1
+    documents = index_source("a", sources[0], str(tmp_path / "a-again.bin"))
+    (_, hashes, lengths_a), = documents.chunks(1000)
+    # the split value of each id, read shard by shard
+    assert np.array_equal(units(hashes), split_units("a", [f"a-{i:04d}" for i in range(90)]))
+    assert documents.size == lengths_a.size == 90 and lengths_a.min() >= 1
 
 
 def test_an_empty_train_split_is_one_empty_shard(tmp_path):
