@@ -79,7 +79,7 @@ def _train_rows(plan: MixturePlan, documents: list):
 def _ranges(counts: np.ndarray, limit: int) -> tuple[np.ndarray, int]:
     """Range of each bucket: consecutive buckets, at most `limit` rows a range unless one bucket holds more."""
     range_of, r, filled = np.zeros(BUCKETS, np.int64), 0, 0
-    for b in np.flatnonzero(counts).tolist():
+    for b in range(BUCKETS):  # not over a list of the buckets: 65,536 Python ints would be 2 MB
         c = int(counts[b])
         if filled and filled + c > limit:
             r, filled = r + 1, 0

@@ -2,13 +2,13 @@
 
 The split's order is a local file of ORDERED rows (mixture_order); output shard k holds its rows
 [k * S, (k + 1) * S) (S: the recipe's documents_per_shard), cut into row groups of about
-shards.ROW_GROUP_TOKENS tokens by row_group_bounds' rule (split_layout, streamed over the file). The row
-groups are written in windows of at most `chunk` rows (recipe.plan_memory_documents; at least one group)
-and MAX_OPEN_SPILLS groups: a window's rows are read from the order file, the input row groups holding
-its documents are read (the others are skipped by their footers' row counts) and each wanted row goes
-to the spill file of its output row group; then each spill file, put in order, is one row group of its
-shard. Memory: a window's rows, one input and one output row group. The shards have the same bytes as
-write_shard of the rows taken from all sources in memory.
+shards.ROW_GROUP_TOKENS tokens by row_group_bounds' rule (split_layout, streamed over the file). The rows
+are written in windows of at most `chunk` rows (recipe.plan_memory_documents) touching at most
+MAX_OPEN_SPILLS output row groups: a window's rows are read from the order file, the input row groups
+holding its documents are read (the others are skipped by their footers' row counts) and each wanted row
+goes to a spill file of its output row group; each row group whose rows have all arrived is put in order
+from its spill files and written to its shard. Memory: a window's rows, one input and one output row
+group. The shards have the same bytes as write_shard of the rows taken from all sources in memory.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import fsspec
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from marin_assets.core.schemas import TOKENIZED_SCHEMA
@@ -107,22 +108,23 @@ def write_ordered(path: str, total: int, source_shards: list[list[str]], folder:
         return int(write_empty)
     layout = split_layout(path, total, rows_per_shard, chunk)
     groups, writer, footers = len(layout.shard_of), None, [_row_groups(s) for s in source_shards]
+    parts: dict[int, list[str]] = {}  # spill files of output row groups not yet written
     with tempfile.TemporaryDirectory(prefix="marin-mixture-spill-") as spill:
         try:
-            lo = 0
-            while lo < groups:
-                hi = lo + 1  # a window: whole row groups, at most `chunk` rows unless one group holds more
-                while hi < groups and hi - lo < MAX_OPEN_SPILLS and layout.starts[hi + 1] - layout.starts[lo] <= chunk:
-                    hi += 1
-                _spill(read_ordered(path, int(layout.starts[lo]), int(layout.starts[hi])), footers, layout, range(lo, hi), spill)
-                for g in range(lo, hi):
-                    k = layout.shard_of[g]
+            start, done = 0, 0  # window: rows [start, stop); groups [0, done) are written
+            while start < total:
+                first = int(np.searchsorted(layout.starts, start, side="right")) - 1
+                stop = min(total, start + chunk, int(layout.starts[min(groups, first + MAX_OPEN_SPILLS)]))
+                _spill(read_ordered(path, start, stop), start, footers, layout, spill, parts)
+                start = stop
+                while done < groups and layout.starts[done + 1] <= stop:  # complete groups, in order
+                    k = layout.shard_of[done]
                     if writer is None or writer[0] != k:
                         if writer is not None:
                             writer[1].close()
                         writer = (k, ShardWriter(posixpath.join(folder, SHARD_PATTERN.format(k)), tokenizer_hash).open())
-                    writer[1].write_group(_spilled_group(spill, g, layout, tokenizer_hash))
-                lo = hi
+                    writer[1].write_group(_spilled_group(parts.pop(done, []), done, layout, tokenizer_hash))
+                    done += 1
         finally:
             if writer is not None:
                 writer[1].close()
@@ -161,23 +163,30 @@ def _row_groups(shards: list[str]) -> list[tuple[str, list[tuple[int, int, int]]
     return out
 
 
-def _spilled_group(spill: str, g: int, layout: SplitLayout, tokenizer_hash: str) -> pa.Table:
-    """Output row group g from its spill file, in split order (the file is removed)."""
-    path = os.path.join(spill, f"{g}.arrow")
-    if not os.path.exists(path):
+def _spilled_group(paths: list[str], g: int, layout: SplitLayout, tokenizer_hash: str) -> pa.Table:
+    """Output row group g from its spill files, in split order (the files are removed)."""
+    if not paths:
         raise RuntimeError(f"mixture row group {g}: no spilled rows arrived for its positions")
-    with pa.OSFile(path) as source:
-        table = pa.ipc.open_stream(source).read_all().sort_by(POSITION)
-    os.remove(path)
-    if not np.array_equal(table.column(POSITION).to_numpy(), np.arange(layout.starts[g], layout.starts[g + 1])):
+    tables = []
+    for path in paths:
+        with pa.OSFile(path) as source:
+            tables.append(pa.ipc.open_stream(source).read_all())
+        os.remove(path)
+    table = pa.concat_tables(tables).sort_by(POSITION)
+    position, (lo, hi) = table.column(POSITION), layout.starts[g : g + 2].tolist()
+    # Arrow compute, not a numpy range: a row group can hold a million one-token documents
+    if table.num_rows != hi - lo or pc.count_distinct(position).as_py() != hi - lo or \
+            pc.min(position).as_py() != lo or pc.max(position).as_py() != hi - 1:
         raise RuntimeError(f"mixture row group {g}: spilled rows do not cover its positions")
     return shard_table(table.column("id").combine_chunks(), table.column("source").combine_chunks(),
                        table.column("tokens").combine_chunks(), tokenizer_hash)  # fmt: skip
 
 
-def _spill(rows: np.ndarray, footers: list, layout: SplitLayout, window: range, spill: str) -> None:
-    """Every row of the window (rows: its ORDERED rows) to its output row group's spill file."""
-    first_position, writers = int(layout.starts[window.start]), {}
+def _spill(rows: np.ndarray, first_position: int, footers: list, layout: SplitLayout, spill: str,
+           parts: dict[int, list[str]]) -> None:
+    """Every row of a window (rows: its ORDERED rows, the first at first_position) to a new spill file of its
+    output row group (parts: each group's spill files)."""
+    writers = {}
     try:
         for s, source_groups in enumerate(footers):
             # this source's positions sorted by document (ties stay in order): an input row group's rows are
@@ -204,7 +213,7 @@ def _spill(rows: np.ndarray, footers: list, layout: SplitLayout, window: range, 
                         picked = table.take(pa.array(documents[lo:hi][by_position] - first))
                         picked = pa.Table.from_arrays([*picked.columns, pa.array(picked_positions, pa.int64())],
                                                       schema=_SPILL_SCHEMA)  # fmt: skip
-                        _to_spill_files(picked, picked_positions, layout, spill, writers)
+                        _to_spill_files(picked, picked_positions, first_position, layout, spill, writers, parts)
             if documents.size and documents[-1] >= sum(n for _, gs in source_groups for _, _, n in gs):
                 raise ShardError(f"source {s}: the plan names a document beyond its shards' rows")
     finally:
@@ -213,12 +222,14 @@ def _spill(rows: np.ndarray, footers: list, layout: SplitLayout, window: range, 
             sink.close()
 
 
-def _to_spill_files(picked: pa.Table, positions: np.ndarray, layout: SplitLayout, spill: str, writers: dict) -> None:
+def _to_spill_files(picked: pa.Table, positions: np.ndarray, window: int, layout: SplitLayout, spill: str,
+                    writers: dict, parts: dict[int, list[str]]) -> None:
     group_of = np.searchsorted(layout.starts, positions, side="right") - 1
     cuts = np.concatenate([[0], np.flatnonzero(np.diff(group_of)) + 1, [len(group_of)]])
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         g = int(group_of[a])
         if g not in writers:
-            sink = pa.OSFile(os.path.join(spill, f"{g}.arrow"), "wb")
+            parts.setdefault(g, []).append(os.path.join(spill, f"{g}-{window}.arrow"))
+            sink = pa.OSFile(parts[g][-1], "wb")
             writers[g] = (sink, pa.ipc.new_stream(sink, _SPILL_SCHEMA))
         writers[g][1].write_table(picked.slice(a, b - a))
