@@ -169,7 +169,8 @@ def _find_take(docs, target: int, available: int, train_documents: int, recipe: 
     inclusive = bool(cumulative[k] - remainder < remainder - below)
     taken_tokens = int(cumulative[k]) if inclusive else below
     cut = (int(keys[order[k]]), int(indices[order[k]]), inclusive)
-    return Take(passes, cut), passes * available + taken_tokens, passes * train_documents + before_documents + k + inclusive
+    taken_documents = before_documents + k + inclusive
+    return Take(passes, cut), passes * available + taken_tokens, passes * train_documents + taken_documents
 
 
 def _train_keys(docs, recipe: MixtureRecipe, chunk: int, lo: int, width: int):
@@ -218,7 +219,8 @@ def plan_mixture(recipe: MixtureRecipe, documents: list, known_sources: list[str
         if needed > recipe.max_epochs:
             raise MixtureError(f"source {name!r} would repeat {needed:.1f} times (> max_epochs "
                                f"{recipe.max_epochs}): {c.available} training tokens for a target of {target}")
-        takes[name], taken_tokens, taken_rows = _find_take(by_name[name], target, c.available, c.train_documents, recipe)
+        take = _find_take(by_name[name], target, c.available, c.train_documents, recipe)
+        takes[name], taken_tokens, taken_rows = take
         if needed > 1:
             warnings.append(f"source {name!r} is upsampled {needed:.2f}x to reach {target} training tokens")
         if recipe.validation_fraction > 0 and c.validation_documents == 0:

@@ -122,7 +122,8 @@ def write_ordered(path: str, total: int, source_shards: list[list[str]], folder:
                     if writer is None or writer[0] != k:
                         if writer is not None:
                             writer[1].close()
-                        writer = (k, ShardWriter(posixpath.join(folder, SHARD_PATTERN.format(k)), tokenizer_hash).open())
+                        shard = posixpath.join(folder, SHARD_PATTERN.format(k))
+                        writer = (k, ShardWriter(shard, tokenizer_hash).open())
                     writer[1].write_group(_spilled_group(parts.pop(done, []), done, layout, tokenizer_hash))
                     done += 1
         finally:

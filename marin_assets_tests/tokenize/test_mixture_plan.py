@@ -51,8 +51,11 @@ def reference_rows(recipe, corpus):
         passes, remainder = divmod(round(recipe.weights[d.name] * total), available[d.name])
         order = train[np.lexsort((train, subset_keys(d.hashes[train], recipe.seed)))]
         cumulative = np.cumsum(d.lengths[order])
-        k = 0
-        while k < len(order) and abs(int(cumulative[k]) - remainder) < abs((int(cumulative[k - 1]) if k else 0) - remainder):
+        k = 0  # one more document while it brings the tokens strictly closer to the rest
+        while k < len(order):
+            below = int(cumulative[k - 1]) if k else 0
+            if abs(int(cumulative[k]) - remainder) >= abs(below - remainder):
+                break
             k += 1
         rows += [(d.name, int(i), p, int(d.lengths[i])) for p in range(passes) for i in train]
         rows += [(d.name, int(i), passes, int(d.lengths[i])) for i in order[:k]]

@@ -79,7 +79,8 @@ def test_streamed_shards_equal_the_in_memory_ones(tmp_path, monkeypatch, rows_pe
     _in_memory(rows, sources, str(tmp_path / "memory"), rows_per_shard)
     assert n == -(-len(rows) // rows_per_shard)
     assert _files(tmp_path / "streamed") == _files(tmp_path / "memory")
-    groups = [pq.ParquetFile(tmp_path / "streamed" / f).num_row_groups for f in sorted(os.listdir(tmp_path / "streamed"))]
+    streamed = sorted(os.listdir(tmp_path / "streamed"))
+    groups = [pq.ParquetFile(tmp_path / "streamed" / f).num_row_groups for f in streamed]
     assert max(groups) > 1 if group_tokens else set(groups) == {1}
     documents = index_source("a", sources[0], str(tmp_path / "a-again.bin"))
     (_, hashes, lengths_a), = documents.chunks(1000)

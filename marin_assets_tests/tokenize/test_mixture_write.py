@@ -77,7 +77,8 @@ def test_shards_equal_the_in_memory_rule_whatever_the_memory_bound(tmp_path, mon
     """c is upsampled at 40k tokens (repeated passes, each shuffled on its own); at 3k all are subsampled.
     plan_memory_documents 7: hundreds of spill ranges and windows; 10**6: one of each."""
     monkeypatch.setattr(shards, "ROW_GROUP_TOKENS", 2_000)  # several row groups a shard
-    sources = [_source(tmp_path, n, size, 400, seed) for n, size, seed in (("a", 2000, 0), ("b", 1200, 1), ("c", 300, 2))]
+    sizes = (("a", 2000, 0), ("b", 1200, 1), ("c", 300, 2))
+    sources = [_source(tmp_path, n, size, 400, seed) for n, size, seed in sizes]
     recipe = _recipe(train_tokens=train_tokens)
     expected = _reference(tmp_path, sources, recipe, "reference")
     small_plan, small = _write(tmp_path, sources, recipe.model_copy(update={"plan_memory_documents": 7}), "small")
