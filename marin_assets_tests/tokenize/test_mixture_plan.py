@@ -1,3 +1,5 @@
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -140,6 +142,9 @@ def test_in_validation_depends_only_on_source_and_id():
     assert 300 < mask.sum() < 500
     assert np.array_equal(in_validation("s", ids[::-1], 0.1)[::-1], mask)
     assert not in_validation("s", ids, 0.0).any()
+    # the unit is still sha256(source \0 id)'s first 8 bytes / 2**64, as Python divides it: no document moves
+    exact = [int.from_bytes(hashlib.sha256(f"s\0{i}".encode()).digest()[:8]) / 2**64 for i in ids]
+    assert mixture_plan.split_units("s", ids).tolist() == exact
 
 
 def test_epochs_mode_uses_the_largest_mixture_within_the_repeat_limit():
