@@ -1,11 +1,14 @@
 """Benchmark: the mixture step's driver memory and time at 100k and 1M documents (issue 12: driver peak flat).
 
     .venv/bin/python benchmarks/mixture_scale.py [--docs 100000,1000000] [--corpus /tmp/marin_bench_corpus-100000]
+        [--plan-memory-documents N]
 
-scale_data_path.py runs the whole data path but cannot reach 1M documents on this machine in a session
-(cleaning is ~250 docs/s on 2 cores). The mixture step is the one stage whose driver (this Python process)
-holds per-document state: the planner keeps a split value, a length and plan rows per document. This
-benchmark runs the product's build_mixture (footer checks, plan, external-shuffle writer, mixture.json) on
+scale_data_path.py runs the whole data path; this benchmark runs the mixture step alone, at sizes the
+whole path cannot reach in a session. The mixture step runs in the driver (this Python process). Its
+per-document state (a hash and a length a document, the planner's key histograms, the writer's windows) is
+read from local files in chunks of the recipe's plan_memory_documents (--plan-memory-documents; default the
+recipe's), so above that many documents the driver peak should stay flat. This benchmark runs the product's
+build_mixture (footer checks, plan, external sort of the train order, windowed writer, mixture.json) on
 token shards of N documents whose lengths are the Debian corpus's (cleaned text, UTF-8 bytes / 4 + BOS/EOS,
 cycled to reach N) and random token ids, two sources weighted 0.8 / 0.2 as in scale_data_path.py.
 
@@ -62,7 +65,7 @@ def write_source(storage, name: str, lengths: np.ndarray, tokenizer_hash: str, r
         staged.write_json({"tokenizer_hash": tokenizer_hash}, STATS_FILE)
 
 
-def run_one(n_docs: int, corpus: Path) -> dict:
+def run_one(n_docs: int, corpus: Path, plan_memory_documents: int | None) -> dict:
     from marin_assets.core import layout
     from marin_assets.core.storage import Storage
     from marin_assets.tokenize.mixture_build import build_mixture
@@ -77,7 +80,9 @@ def run_one(n_docs: int, corpus: Path) -> dict:
         cut = int(n_docs * WEIGHTS["bench_text"])  # 80% of the documents in the text source
         write_source(storage, "bench_text", lengths[:cut], tokenizer.hash, rng)
         write_source(storage, "bench_html", lengths[cut:], tokenizer.hash, rng)
-        recipe = MixtureRecipe(weights=WEIGHTS, epochs=1.0, seq_len=1024, documents_per_shard=SHARD_DOCS["mixture"])
+        bound = {"plan_memory_documents": plan_memory_documents} if plan_memory_documents else {}
+        recipe = MixtureRecipe(weights=WEIGHTS, epochs=1.0, seq_len=1024, documents_per_shard=SHARD_DOCS["mixture"],
+                               **bound)  # fmt: skip
         me = psutil.Process()
         start_rss, peak, stop = me.memory_info().rss, [0], threading.Event()
 
@@ -101,15 +106,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", default="100000,1000000", help="comma-separated sizes")
     parser.add_argument("--corpus", type=Path, default=Path("/tmp/marin_bench_corpus-100000"))
+    parser.add_argument("--plan-memory-documents", type=int, help="the mixture recipe's bound (default: its default)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size, print JSON
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one, args.corpus)))
+        print(json.dumps(run_one(args.one, args.corpus, args.plan_memory_documents)))
         return
     runs = []
     for n in (int(x) for x in args.docs.split(",")):
         print(f"{n:,} documents ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, __file__, "--one", str(n), "--corpus", str(args.corpus)]
+        cmd += ["--plan-memory-documents", str(args.plan_memory_documents)] if args.plan_memory_documents else []
         done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(f"{'docs':>10} {'tokens':>12} {'wall s':>8} {'docs/s':>9} {'RSS start MB':>13} {'RSS peak MB':>12}")
@@ -122,6 +129,7 @@ def main() -> None:
         verdict = lambda ok: "MET" if ok else "NOT MET"  # noqa: E731
         print(f"{small['docs']:,} -> {large['docs']:,}: per-document cost {cost:.2f}x (target <= {TARGET}x: "
               f"{verdict(cost <= TARGET)}); driver peak RSS {rss:.2f}x (target <= {TARGET}x: {verdict(rss <= TARGET)})")
+    print(f"plan_memory_documents: {args.plan_memory_documents or 'the recipe default'}")
     print(f"cores: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f}")
 
 

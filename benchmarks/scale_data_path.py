@@ -17,9 +17,9 @@ nothing above 8 GB.
 The mixture writer holds one input and one output row group in the driver (about 1M tokens each,
 tokenize/shards.py ROW_GROUP_TOKENS), whatever the documents_per_shard of the tokenizer and mixture recipes
 (--token-shard-docs, --mixture-shard-docs: the shipped 20,000 / 50,000 by default), so the bound is filled at
-10k already. The tokenizer trains on a fixed 4 MB of text at every size. What still grows with the corpus in
-the driver is the mixture plan (a few arrays of one entry a document): benchmarks/mixture_scale.py measures
-that step alone at 100k and 1M documents.
+10k already. The tokenizer trains on a fixed 4 MB of text at every size. The mixture plan reads its
+per-document hashes and lengths from local files in chunks of the mixture recipe's plan_memory_documents
+(benchmarks/mixture_scale.py measures that step alone at larger sizes).
 """
 
 from __future__ import annotations
