@@ -56,28 +56,21 @@ def test_production_cleans_on_the_dataproc_cluster_of_dataproc_yaml(production_e
     assert spec.job_properties()["spark.pyspark.python"] == k8s_conf["spark.pyspark.python"]
 
 
-@pytest.mark.parametrize("master", ["local[2]", "local[*]", "spark://127.0.0.1:7077", "spark://localhost:7077"])
-def test_on_this_machine_the_jvm_compiles_with_c1_only_so_python_keeps_the_cores(master):
-    from marin_assets.resources.spark import JIT_C1_ONLY, SparkResource
-
-    conf = SparkResource(master=master).session_conf()
-    assert conf["spark.driver.extraJavaOptions"] == conf["spark.executor.extraJavaOptions"] == JIT_C1_ONLY
-    # a user's setting wins over the default
-    own = SparkResource(master=master, conf={"spark.executor.extraJavaOptions": "-Xss4m"}).session_conf()
-    assert own["spark.executor.extraJavaOptions"] == "-Xss4m" and own["spark.driver.extraJavaOptions"] == JIT_C1_ONLY
-
-
-def test_cluster_masters_keep_the_jvm_default_compiler(production_env):
+@pytest.mark.parametrize("master", ["local[2]", "local[*]", "spark://127.0.0.1:7077", "spark://10.0.0.5:7077"])
+def test_the_jvm_keeps_its_default_jit_and_a_users_flags_pass_through(master):
     from marin_assets.resources.spark import SparkResource
 
-    assert "spark.executor.extraJavaOptions" not in SparkResource(master="spark://10.0.0.5:7077").session_conf()
+    assert not any("extraJavaOptions" in key for key in SparkResource(master=master).session_conf())
+    own = SparkResource(master=master, conf={"spark.executor.extraJavaOptions": "-XX:TieredStopAtLevel=1"}).session_conf()
+    assert own["spark.executor.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
+
+
+def test_production_k8s_conf_sets_no_jvm_flags(production_env):
     k8s_conf = resources_for("production")["spark"].process_config_and_initialize().session_conf()
     assert not any("extraJavaOptions" in key for key in k8s_conf)
 
 
-def test_the_running_session_has_the_c1_only_flag(spark):
-    from marin_assets.resources.spark import JIT_C1_ONLY
-
+def test_the_running_session_uses_the_tiered_jit(spark):
     jvm = spark.sparkContext._jvm
     flags = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
-    assert JIT_C1_ONLY in flags
+    assert not any(flag.startswith("-XX:TieredStopAtLevel") for flag in flags)
