@@ -26,7 +26,8 @@ ALLOWED = {
     ("data/cleaning_report.py", "file_level", "collect"): "one row per damaged file, one per repair reason",
     ("data/curation_job.py", "step_stats", "collect"): "one row per curation count key, EXAMPLES_PER_COUNT ids per key",
     ("data/spark_dedup.py", "duplicate_decisions", "createDataFrame"): "an empty frame (the schema)",
-    ("tokenize/mixture_stream.py", "_spill", "take"): "pyarrow, not Spark: rows of one input shard",
+    ("tokenize/mixture_shuffle.py", "_gather", "take"): "pyarrow, not Spark: rows of one input row group",
+    ("tokenize/mixture_shuffle.py", "_assemble", "take"): "pyarrow, not Spark: one spilled batch reordered",
     ("tokenize/tokenize_job.py", "tokenize_source", "collect"): "one row of counts per token shard written",
 }
 

@@ -61,11 +61,11 @@ def test_streamed_shards_equal_the_in_memory_ones(tmp_path, monkeypatch, rows_pe
     import fsspec
     import pyarrow.parquet as pq
 
-    from marin_assets.tokenize import mixture_stream, shards
+    from marin_assets.tokenize import mixture_shuffle, shards
 
     if group_tokens:
         monkeypatch.setattr(shards, "ROW_GROUP_TOKENS", group_tokens)
-    monkeypatch.setattr(mixture_stream, "MAX_OPEN_SPILLS", open_spills)
+    monkeypatch.setattr(mixture_shuffle, "MAX_OPEN_SPILLS", open_spills)
     sources = [_source(tmp_path, "a", 90, 25, 0), _source(tmp_path, "b", 40, 40, 1), _source(tmp_path, "c", 13, 5, 2)]
     lengths = [_lengths(tmp_path, name, paths) for name, paths in zip("abc", sources)]
     rng = np.random.default_rng(3)
@@ -114,3 +114,35 @@ def test_a_plan_row_outside_its_source_is_refused(tmp_path):
     rows = np.array([[0, 3], [0, 10]])
     with pytest.raises(ValueError, match="outside its 10 documents"):
         write_split(rows, sources, [np.full(10, 5)], str(tmp_path / "t"), 10, "h", fsspec.filesystem("file"), True)
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 2**20])
+def test_each_input_row_group_is_read_once_whatever_the_memory_bound(tmp_path, monkeypatch, chunk):
+    """Linear cost: the shuffle reads every input row group once, not once per window of `chunk` rows
+    (which made 1M documents cost 2.6x per document what 100k did)."""
+    import fsspec
+
+    from marin_assets.tokenize import mixture_shuffle, shards
+
+    monkeypatch.setattr(shards, "ROW_GROUP_TOKENS", 50)
+    sources = [_source(tmp_path, "a", 90, 25, 0), _source(tmp_path, "b", 40, 40, 1)]
+    lengths = [_lengths(tmp_path, name, paths) for name, paths in zip("ab", sources)]
+    rng = np.random.default_rng(5)
+    rows = np.concatenate([np.column_stack([np.full(n, s), rng.integers(0, size, n)])
+                           for s, (size, n) in enumerate([(90, 150), (40, 80)])])  # fmt: skip
+    rows = rows[rng.permutation(len(rows))]
+    reads: dict = {}
+    original = mixture_shuffle._row_group
+
+    def counted(opened, path, group):
+        reads[(path, group)] = reads.get((path, group), 0) + 1
+        return original(opened, path, group)
+
+    monkeypatch.setattr(mixture_shuffle, "_row_group", counted)
+    write_split(rows, sources, lengths, str(tmp_path / "out"), 64, "h", fsspec.filesystem("file"), True, chunk=chunk)
+    _in_memory(rows, sources, str(tmp_path / "memory"), 64)
+    assert _files(tmp_path / "out") == _files(tmp_path / "memory")
+    import pyarrow.parquet as pq
+
+    every_group = {(path, g) for paths in sources for path in paths for g in range(pq.ParquetFile(path).num_row_groups)}
+    assert len(every_group) > 10 and set(reads) <= every_group and set(reads.values()) == {1}
