@@ -8,7 +8,7 @@ whole path cannot reach in a session. The mixture step runs in the driver (this 
 per-document state (a hash and a length a document, the planner's key histograms, the writer's windows) is
 read from local files in chunks of the recipe's plan_memory_documents (--plan-memory-documents; default the
 recipe's), so above that many documents the driver peak should stay flat. This benchmark runs the product's
-build_mixture (footer checks, plan, external sort of the train order, windowed writer, mixture.json) on
+build_mixture (footer checks, plan, external sort of the train order, one-read shuffle writer, mixture.json) on
 token shards of N documents whose lengths are the Debian corpus's (cleaned text, UTF-8 bytes / 4 + BOS/EOS,
 cycled to reach N) and random token ids, two sources weighted 0.8 / 0.2 as in scale_data_path.py.
 
