@@ -3,9 +3,9 @@
 Nothing with one entry a document is held whole: each source's ids are read row group by row group into a
 local index file (a hash and a length a document, mixture_keys), the planner reads it in chunks of
 recipe.plan_memory_documents and keeps a cut per source, the split order is an external sort on local
-disk (mixture_order) and the writer an external shuffle reading each input row group once (mixture_stream, mixture_shuffle).
-Driver memory is bounded by the setting and a row group, whatever the corpus size; local disk holds
-about 16 bytes a document and 16 a written row, plus one spilled copy of a window's tokens.
+disk (mixture_order) and the writer an external shuffle reading each input row group once (mixture_stream,
+mixture_shuffle). Driver memory is bounded by the setting and a row group, whatever the corpus size; local
+disk holds about 16 bytes a document and 40 a written row, plus the split's tokens spilled twice.
 """
 
 from __future__ import annotations
