@@ -25,13 +25,13 @@ def order_train(plan: MixturePlan, documents: list, path: str, work: str) -> int
     counts = np.zeros(BUCKETS, np.int64)
     for _, rows in _train_rows(plan, documents):
         counts += np.bincount(top_bucket(rows["key"]), minlength=BUCKETS)
-    range_of, ranges = _ranges(counts, plan.chunk)
+    range_of = consecutive_ranges(counts, plan.chunk)
+    ranges = int(range_of[-1]) + 1
     for _, rows in _train_rows(plan, documents):
         of = range_of[top_bucket(rows["key"])]
         by_range = np.argsort(of, kind="stable")
         rows, of = rows[by_range], of[by_range]
-        cuts = np.concatenate([[0], np.flatnonzero(np.diff(of)) + 1, [of.size]]) if of.size else []
-        for a, b in zip(cuts[:-1], cuts[1:]):
+        for a, b in runs(of):
             with open(os.path.join(work, f"range-{of[a]}.bin"), "ab") as f:
                 rows[a:b].tofile(f)
     written = 0
@@ -76,15 +76,22 @@ def _train_rows(plan: MixturePlan, documents: list):
             yield s, rows
 
 
-def _ranges(counts: np.ndarray, limit: int) -> tuple[np.ndarray, int]:
-    """Range of each bucket: consecutive buckets, at most `limit` rows a range unless one bucket holds more."""
-    range_of, r, filled = np.zeros(BUCKETS, np.int64), 0, 0
-    for b in range(BUCKETS):  # not over a list of the buckets: 65,536 Python ints would be 2 MB
-        c = int(counts[b])
-        if filled and filled + c > limit:
-            r, filled = r + 1, 0
-        range_of[b], filled = r, filled + c
-    return range_of, r + 1
+def consecutive_ranges(counts: np.ndarray, limit: int) -> np.ndarray:
+    """Range of each entry: consecutive entries, at most `limit` rows a range unless one entry holds more."""
+    ends = np.cumsum(counts)
+    range_of, r, filled_to, e = np.zeros(counts.size, np.int64), 0, 0, 0
+    while e < counts.size:  # a step per range, not per entry: its last entry by searchsorted
+        last = max(e, int(np.searchsorted(ends, filled_to + limit, side="right")) - 1)
+        range_of[e : last + 1], filled_to, e, r = r, int(ends[last]), last + 1, r + 1
+    return range_of
+
+
+def runs(values: np.ndarray) -> list[tuple[int, int]]:
+    """[a, b) of each run of equal values."""
+    if not values.size:
+        return []
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(values)) + 1, [values.size]]).tolist()
+    return list(zip(cuts[:-1], cuts[1:]))
 
 
 def read_ordered(path: str, start: int, stop: int) -> np.ndarray:

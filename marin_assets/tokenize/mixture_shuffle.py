@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from marin_assets.core.schemas import TOKENIZED_SCHEMA
-from marin_assets.tokenize.mixture_order import read_ordered
+from marin_assets.tokenize.mixture_order import consecutive_ranges, read_ordered, runs
 from marin_assets.tokenize.shards import ShardError
 
 POSITION = "_position"
@@ -107,7 +107,7 @@ def _invert(path: str, total: int, units: InputUnits, chunk: int, spill: str) ->
     counts = np.zeros(len(units.paths), np.int64)
     for _, rows in _order_chunks(path, total, chunk):
         counts += np.bincount(units.of(rows["source"], rows["document"]), minlength=counts.size)
-    bucket_of = _consecutive(counts, chunk)
+    bucket_of = consecutive_ranges(counts, chunk)
     files = [os.path.join(spill, f"in-{b}.bin") for b in range(int(bucket_of[-1]) + 1 if bucket_of.size else 0)]
     for start, rows in _order_chunks(path, total, chunk):
         wanted = np.empty(rows.size, _WANTED)
@@ -116,27 +116,10 @@ def _invert(path: str, total: int, units: InputUnits, chunk: int, spill: str) ->
         of = bucket_of[wanted["unit"]]
         by_bucket = np.argsort(of, kind="stable")  # stable: each file's positions stay ascending
         wanted, of = wanted[by_bucket], of[by_bucket]
-        for a, b in _runs(of):
+        for a, b in runs(of):
             with open(files[of[a]], "ab") as f:
                 wanted[a:b].tofile(f)
     return files
-
-
-def _consecutive(counts: np.ndarray, limit: int) -> np.ndarray:
-    """Bucket of each unit: consecutive units, at most `limit` wanted rows a bucket unless one unit has more."""
-    ends = np.cumsum(counts)
-    bucket_of, bucket, filled_to = np.zeros(counts.size, np.int64), 0, 0
-    u = 0
-    while u < counts.size:  # per bucket, not per unit: the last unit that fits, by searchsorted
-        last = max(u, int(np.searchsorted(ends, filled_to + limit, side="right")) - 1)
-        bucket_of[u : last + 1], filled_to, u, bucket = bucket, int(ends[last]), last + 1, bucket + 1
-    return bucket_of
-
-
-def _runs(values: np.ndarray) -> Iterator[tuple[int, int]]:
-    """[a, b) of each run of equal values."""
-    cuts = np.concatenate([[0], np.flatnonzero(np.diff(values)) + 1, [values.size]]) if values.size else []
-    return zip(cuts[:-1].tolist(), cuts[1:].tolist()) if values.size else iter(())
 
 
 def _gather(buckets: list[str], units: InputUnits, window_starts: np.ndarray, windows: range, spill: str) -> None:
@@ -153,7 +136,7 @@ def _gather(buckets: list[str], units: InputUnits, window_starts: np.ndarray, wi
             wanted, window = wanted[mine], window[mine]
             by_unit = np.lexsort((wanted["document"], wanted["unit"]))
             wanted, window = wanted[by_unit], window[by_unit]
-            for a, b in _runs(wanted["unit"]):
+            for a, b in runs(wanted["unit"]):
                 u = int(wanted["unit"][a])
                 table = _row_group(opened, units.paths[u], units.groups[u])
                 by_window = np.argsort(window[a:b], kind="stable")
@@ -161,7 +144,7 @@ def _gather(buckets: list[str], units: InputUnits, window_starts: np.ndarray, wi
                 picked = pa.Table.from_arrays([*picked.columns, pa.array(wanted["position"][a:b][by_window])],
                                               schema=SPILL_SCHEMA)  # fmt: skip
                 windows_of = window[a:b][by_window]
-                for c, d in _runs(windows_of):
+                for c, d in runs(windows_of):
                     w = int(windows_of[c])
                     _sink(sinks, w, os.path.join(spill, f"window-{w}.arrow")).write_table(picked.slice(c, d - c))
     finally:
@@ -202,7 +185,7 @@ def _assemble(window_file: str, groups: range, starts: np.ndarray, spill: str) -
                     group_of = np.searchsorted(starts, batch.column(POSITION).to_numpy(), side="right") - 1
                     by_group = np.argsort(group_of, kind="stable")
                     batch, group_of = batch.take(pa.array(by_group)), group_of[by_group]
-                    for a, b in _runs(group_of):
+                    for a, b in runs(group_of):
                         g = int(group_of[a])
                         _sink(sinks, g, os.path.join(spill, f"group-{g}.arrow")).write_batch(batch.slice(a, b - a))
             os.remove(window_file)

@@ -101,9 +101,8 @@ def write_ordered(path: str, total: int, source_shards: list[list[str]], folder:
                     if writer is not None:
                         writer[1].close()
                     writer = (k, ShardWriter(posixpath.join(folder, SHARD_PATTERN.format(k)), tokenizer_hash).open())
-                writer[1].write_group(shard_table(table.column("id").combine_chunks(), table.column("source")
-                                                  .combine_chunks(), table.column("tokens").combine_chunks(),
-                                                  tokenizer_hash))  # fmt: skip
+                columns = (table.column(name).combine_chunks() for name in ("id", "source", "tokens"))
+                writer[1].write_group(shard_table(*columns, tokenizer_hash))
         finally:
             if writer is not None:
                 writer[1].close()

@@ -146,3 +146,12 @@ def test_each_input_row_group_is_read_once_whatever_the_memory_bound(tmp_path, m
 
     every_group = {(path, g) for paths in sources for path in paths for g in range(pq.ParquetFile(path).num_row_groups)}
     assert len(every_group) > 10 and set(reads) <= every_group and set(reads.values()) == {1}
+
+
+def test_consecutive_ranges_fill_to_the_limit_and_an_oversized_entry_stands_alone():
+    from marin_assets.tokenize.mixture_order import consecutive_ranges, runs
+
+    assert consecutive_ranges(np.array([3, 4, 3, 1, 0, 12, 0, 5]), 10).tolist() == [0, 0, 0, 1, 1, 2, 3, 3]
+    assert consecutive_ranges(np.array([10, 0, 5]), 10).tolist() == [0, 0, 1]
+    assert consecutive_ranges(np.array([0, 0]), 10).tolist() == [0, 0]
+    assert runs(np.array([2, 2, 5, 5, 5, 1])) == [(0, 2), (2, 5), (5, 6)] and runs(np.array([])) == []
