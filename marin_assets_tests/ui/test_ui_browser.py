@@ -133,8 +133,7 @@ def test_materialize_one_partition_from_the_ui(server, page):
     page.goto(f"{server.url}/assets/{CHEAP_ASSET}")
     page.locator("button", has_text="Materialize").first.click(timeout=LOAD_TIMEOUT_MS)
     dialog = page.get_by_role("dialog")
-    dialog.get_by_text("Select a partition or create one").click()
-    page.get_by_role("menuitem").filter(has_text=CHEAP_PARTITION).click()
+    pick_partition(page, dialog, CHEAP_PARTITION)
     page.keyboard.press("Escape")  # closes the partition list, not the dialog
     dialog.get_by_role("button", name="Launch 1 run").click()
 
@@ -142,6 +141,26 @@ def test_materialize_one_partition_from_the_ui(server, page):
     screenshot(page, "materialize_run")
     inventory = Path(server.home).parent / "storage" / "raw" / CHEAP_PARTITION / "inventory.json"
     assert inventory.exists()  # the run really wrote the asset's output
+
+
+def pick_partition(page, dialog, partition: str) -> None:
+    """Open the launch dialog's partition list and pick `partition`. On a loaded machine the list can open
+    before the partition keys arrive and then stay empty (CI: no menu item in 60 s), so an empty list is
+    closed and opened again until the key shows, within LOAD_TIMEOUT_MS."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    item = page.get_by_role("menuitem").filter(has_text=partition)
+    deadline = time.monotonic() + LOAD_TIMEOUT_MS / 1000
+    while True:
+        dialog.get_by_text("Select a partition or create one").click()
+        try:
+            item.click(timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+            if page.get_by_role("menu").count():
+                page.keyboard.press("Escape")  # the open, empty list; with none open Escape would close the dialog
 
 
 def metadata_row(page, key: str):
