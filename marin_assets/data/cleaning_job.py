@@ -31,8 +31,8 @@ from marin_assets.data.record_counts import count_records
 from marin_assets.data.side_by_side import run_side_by_side
 from marin_assets.data.source_files import estimated_record_bytes
 from marin_assets.data.sources import SourceSpec
-from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_buckets and near_duplicates: public for checks
-    EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions, lsh_buckets, near_duplicates,
+from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_bucket_edges and near_duplicates: public for checks
+    EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions, lsh_bucket_edges, near_duplicates,
 )
 
 RECORD_SCHEMA = ("kind string, id string, url string, content string, content_type string, metadata string, "

@@ -60,8 +60,9 @@ class MinHasher:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state, _block=np.empty(state["a"].size * _BLOCK, dtype=np.uint32))
 
-    def signatures(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(len(texts), num_perm) minimum hashes (uint32), and which texts have words (others: no signature)."""
+    def signatures(self, texts) -> tuple[np.ndarray, np.ndarray]:
+        """(len(texts), num_perm) minimum hashes (uint32), and which texts have words (others: no signature).
+        texts: a sequence of str, or an Arrow string array (hashed from its UTF-8 buffer; null: no words)."""
         sigs = np.empty((self.a.size, len(texts)), dtype=np.uint32)
         has_words = np.empty(len(texts), dtype=bool)
         lo = 0
@@ -82,7 +83,7 @@ class MinHasher:
             np.minimum(sig, block.min(axis=0), out=sig)
         return sig
 
-    def _signatures_into(self, texts: Sequence[str], sigs: np.ndarray) -> np.ndarray:
+    def _signatures_into(self, texts, sigs: np.ndarray) -> np.ndarray:
         shingles, counts = self.family.shingle_hashes(texts, self.shingle_size)
         has_words = counts > 0
         sigs.fill(_MAX32)
@@ -101,11 +102,18 @@ class MinHasher:
         return has_words
 
 
-def _batch_ends(texts: Sequence[str]) -> list[int]:
-    """End indices of consecutive runs of texts of about _BATCH_BYTES characters (at least one text each)."""
+def _batch_ends(texts) -> list[int]:
+    """End indices of consecutive runs of texts of about _BATCH_BYTES characters or bytes (at least one
+    text each)."""
+    if isinstance(texts, Sequence):
+        sizes = map(len, texts)
+    else:  # an Arrow string array
+        import pyarrow.compute as pc
+
+        sizes = pc.binary_length(texts).fill_null(0).to_numpy().tolist()
     ends, size = [], 0
-    for i, text in enumerate(texts):
-        size += len(text)
+    for i, length in enumerate(sizes):
+        size += length
         if size >= _BATCH_BYTES:
             ends.append(i + 1)
             size = 0

@@ -37,7 +37,7 @@ def lsh_band_batches(dedup):
 
     def run(batches: Iterable) -> Iterator:
         for batch in batches:
-            signatures, has_words = hasher.signatures(batch.column("text").to_pylist())
+            signatures, has_words = hasher.signatures(batch.column("text"))  # from the Arrow buffer
             ids = batch.column("id").cast(pa.string())
             yield pa.RecordBatch.from_arrays([ids, bands_array(signatures, has_words, bands, rows)], schema=schema)
 

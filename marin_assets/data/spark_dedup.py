@@ -17,18 +17,17 @@ SCOPES = ("source", "global")
 DECISION_COLUMNS = ("id", "source", "dup_reason", "kept_id", "kept_source")
 
 
-def lsh_buckets(docs, node: str = "id", by: tuple[str, ...] = ()):
-    """LSH buckets with more than one document: (*by, band, key, rep = smallest node, ids = its nodes)."""
+def lsh_bucket_edges(docs, node: str = "id", by: tuple[str, ...] = ()):
+    """(a, b): every node b of an LSH bucket (a band key it shares with other nodes) but the bucket's
+    smallest node a, with a. A window over (band, key): one shuffle and a sort, no per-bucket list
+    (collect_list's object aggregation falls back to sorting past 128 buckets a task, and then
+    needs an explode and another pass)."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    return (
-        docs.where(F.col("bands").isNotNull())
-        .select(*by, node, F.posexplode("bands").alias("band", "key"))
-        .groupBy(*by, "band", "key")
-        # collect_list, not collect_set: a node has one key per band, so a bucket holds it once (no hash set per group)
-        .agg(F.min(node).alias("rep"), F.collect_list(node).alias("ids"))
-        .where(F.size("ids") > 1)
-    )
+    exploded = docs.where(F.col("bands").isNotNull()).select(*by, node, F.posexplode("bands").alias("band", "key"))
+    smallest = F.min(node).over(Window.partitionBy(*by, "band", "key"))
+    return exploded.select(smallest.alias("a"), F.col(node).alias("b")).where(F.col("a") != F.col("b"))
 
 
 def near_duplicates(docs, node: str = "id", by: tuple[str, ...] = (), edge_filter=None):
@@ -37,11 +36,9 @@ def near_duplicates(docs, node: str = "id", by: tuple[str, ...] = (), edge_filte
     `edge_filter` (a DataFrame of edges a, b -> the edges to merge on) can refuse candidate pairs,
     e.g. those whose exact Jaccard is below a threshold (dedup_precision.jaccard_edge_filter).
     """
-    from pyspark.sql import functions as F
-
-    edges = lsh_buckets(docs, node, by).select(F.col("rep").alias("a"), F.explode("ids").alias("b"))
+    edges = lsh_bucket_edges(docs, node, by)
     if edge_filter is not None:
-        edges = edge_filter(edges.where(F.col("a") != F.col("b")))
+        edges = edge_filter(edges)
     return component_representatives(edges)
 
 

@@ -16,6 +16,7 @@ from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
 from marin_assets.data.dedup import MinHasher, band_key_matrix
 from marin_assets.data.hash_families import family_names, hash_family, register
 from marin_assets.data.hash_families.datasketch_sha1 import fmix32, sha1_hash32_many
+from marin_assets.data.hash_families.words import IS_SPACE, LOWER, UNICODE_SPACES, lowered, space_mask, word_spans
 from marin_assets.data.lsh_bands import bands_array
 
 WORDS = ["alpha", "Beta", "GAMMA", "ΟΔΟΣ", "İSTANBUL", "naïve", "café", "“quoted”", "Straße", "ǅemal", "ﬁne",
@@ -103,3 +104,42 @@ def test_bands_array_holds_each_documents_band_keys_and_null_without_words():
     signatures, has_words = MinHasher().signatures(texts)
     keys = band_key_matrix(signatures[has_words], 14, 8).tolist()
     assert bands_array(signatures, has_words, 14, 8).to_pylist() == [None, keys[0], None, keys[1]]
+
+
+def test_unicode_spaces_are_every_non_ascii_character_str_split_splits_on():
+    assert set(UNICODE_SPACES) == {c for c in range(0x80, 0x110000) if chr(c).isspace()}
+    assert all(len(chr(c).encode()) in (2, 3) for c in UNICODE_SPACES)  # what space_mask looks for
+
+
+def test_byte_comparisons_equal_the_byte_tables():
+    every_byte = np.arange(256, dtype=np.uint8)
+    assert np.array_equal(lowered(every_byte), LOWER)
+    assert np.array_equal(space_mask(every_byte[every_byte < 0x80]), IS_SPACE[:0x80])
+
+
+@pytest.mark.parametrize("as_arrow", [False, True])
+def test_word_spans_are_str_lower_split_for_str_and_arrow_batches(as_arrow):
+    import pyarrow as pa
+
+    rng = random.Random(3)
+    pieces = [chr(c) for c in UNICODE_SPACES] + [" ", "\n", "\x1c", "\u200b", "\u180e"] + WORDS  # \u200b: not a space
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30))) for _ in range(400)] + [""]
+    batch = pa.array(texts + [None]) if as_arrow else texts + [""]
+    spans = word_spans(batch)
+    words = [bytes(LOWER[spans.data[s:e]]).decode() for s, e in zip(spans.starts, spans.ends)]
+    expected = [text.lower().split() for text in texts + [""]]
+    assert spans.counts.tolist() == [len(w) for w in expected]
+    assert words == [w for ws in expected for w in ws]
+
+
+def test_arrow_batches_hash_like_str_batches_in_every_family():
+    import pyarrow as pa
+
+    texts = TEXTS + _random_texts(60) + ["", " \xa0 "]
+    sliced = pa.array(["leading", *texts, "trailing"])[1:-1]  # an offset into shared buffers
+    for name in family_names():
+        hasher = MinHasher(family=name)
+        expected = hasher.signatures(texts)
+        for batch in (pa.array(texts), pa.array(texts, pa.large_string()), sliced):
+            got = hasher.signatures(batch)
+            assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from marin_assets.data.hash_families import register
-from marin_assets.data.hash_families.words import IS_SPACE, LOWER, shingle_word_ranges, word_spans
+from marin_assets.data.hash_families.words import lowered, shingle_word_ranges, word_spans
 
 try:  # CPython's own SHA-1 (HACL*): same digests as hashlib's OpenSSL one, ~1.5x faster on short inputs
     from _sha1 import sha1
@@ -53,11 +53,11 @@ class DatasketchSha1:
             return np.empty(0, dtype=np.uint32), counts
         # One space between the words: keep a word's bytes and the first whitespace byte after it (as a
         # space), so each shingle is one slice of the buffer.
-        in_word = ~IS_SPACE[spans.data]
+        in_word = ~spans.is_space
         keep = in_word.copy()
         keep[1:] |= in_word[:-1]
         position = np.cumsum(keep) - 1
-        buffer = np.where(in_word, LOWER[spans.data], _SPACE)[keep].tobytes()
+        buffer = np.where(in_word, lowered(spans.data), _SPACE)[keep].tobytes()
         starts, ends = position[spans.starts[first]].tolist(), (position[spans.ends[last] - 1] + 1).tolist()
         # No dedupe of repeated shingles first: ~95% of a batch's shingles are distinct (both benchmark
         # corpora), so a dict pass costs more than the SHA-1 calls it saves.

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from marin_assets.data.hash_families import register
-from marin_assets.data.hash_families.words import LOWER, shingle_word_ranges, word_spans
+from marin_assets.data.hash_families.words import lowered, shingle_word_ranges, word_spans
 
 _BYTE_BASE = np.uint64(0x100000001B3)  # odd, so it has an inverse modulo 2**64
 _BYTE_BASE_INV = np.uint64(pow(0x100000001B3, -1, 2**64))
@@ -23,7 +23,6 @@ _SHINGLE_BASE = np.uint64(0x9E3779B97F4A7C15)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.ones(1, dtype=np.uint64)
 _ZERO = np.zeros(1, dtype=np.uint64)
-_LOWER_PLUS_ONE = LOWER.astype(np.uint64) + _ONE  # byte -> lower-cased ASCII byte + 1 (no byte hashes to 0)
 
 
 class _PowerTable:
@@ -52,7 +51,8 @@ def word_hashes_of(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, dtype=np.uint64), spans.counts
     _POWERS.ensure(data.size + 1)
     with np.errstate(over="ignore"):
-        weighted = _LOWER_PLUS_ONE[data] * _POWERS.powers[1 : data.size + 1]
+        # lower-cased ASCII byte + 1: no byte hashes to 0
+        weighted = (lowered(data).astype(np.uint64) + _ONE) * _POWERS.powers[1 : data.size + 1]
         prefix = np.concatenate((_ZERO, np.cumsum(weighted)))
         return (prefix[spans.ends] - prefix[spans.starts]) * _POWERS.inverse[spans.starts], spans.counts
 
