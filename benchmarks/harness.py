@@ -55,6 +55,13 @@ class Side:
                 f"{len(self.rates)} runs, {self.cores} core{'s' if self.cores != 1 else ''})")
 
 
+def timed(fn: Callable[[], Any]) -> float:
+    """Seconds one call of fn takes (a round that is printed but not counted in a median)."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def busy_warning(load: tuple[float, float, float], cores: int) -> str | None:
     per_core = load[0] / cores
     if per_core > BUSY_LOAD_PER_CORE:
