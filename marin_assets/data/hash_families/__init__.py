@@ -15,7 +15,8 @@ import numpy as np
 
 class HashFamily(Protocol):
     def shingle_hashes(self, texts: Sequence[str], shingle_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """uint32 hashes of every text's shingles, texts in order, and each text's shingle count (0: no words)."""
+        """uint32 hashes of every text's shingles, texts in order, and each text's shingle count (0: no words).
+        texts may also be an Arrow string array (words.word_spans reads both)."""
         ...
 
     def permutations(self, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
