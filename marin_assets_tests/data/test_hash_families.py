@@ -16,7 +16,7 @@ from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
 from marin_assets.data.dedup import MinHasher, band_key_matrix
 from marin_assets.data.hash_families import family_names, hash_family, register
 from marin_assets.data.hash_families.datasketch_sha1 import fmix32, sha1_hash32_many
-from marin_assets.data.hash_families.words import IS_SPACE, LOWER, UNICODE_SPACES, lowered, space_mask, word_spans
+from marin_assets.data.hash_families.words import UNICODE_SPACES, lowered, space_mask, word_spans
 from marin_assets.data.lsh_bands import bands_array
 
 WORDS = ["alpha", "Beta", "GAMMA", "ΟΔΟΣ", "İSTANBUL", "naïve", "café", "“quoted”", "Straße", "ǅemal", "ﬁne",
@@ -111,10 +111,11 @@ def test_unicode_spaces_are_every_non_ascii_character_str_split_splits_on():
     assert all(len(chr(c).encode()) in (2, 3) for c in UNICODE_SPACES)  # what space_mask looks for
 
 
-def test_byte_comparisons_equal_the_byte_tables():
+def test_byte_comparisons_are_str_lower_and_str_isspace_on_ascii():
     every_byte = np.arange(256, dtype=np.uint8)
-    assert np.array_equal(lowered(every_byte), LOWER)
-    assert np.array_equal(space_mask(every_byte[every_byte < 0x80]), IS_SPACE[:0x80])
+    ascii_lower = [ord(chr(b).lower()) for b in range(0x80)]
+    assert lowered(every_byte).tolist() == ascii_lower + list(range(0x80, 0x100))  # non-ASCII bytes unchanged
+    assert space_mask(every_byte[:0x80]).tolist() == [chr(b).isspace() for b in range(0x80)]
 
 
 @pytest.mark.parametrize("as_arrow", [False, True])
@@ -126,7 +127,7 @@ def test_word_spans_are_str_lower_split_for_str_and_arrow_batches(as_arrow):
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30))) for _ in range(400)] + [""]
     batch = pa.array(texts + [None]) if as_arrow else texts + [""]
     spans = word_spans(batch)
-    words = [bytes(LOWER[spans.data[s:e]]).decode() for s, e in zip(spans.starts, spans.ends)]
+    words = [bytes(lowered(spans.data[s:e])).decode() for s, e in zip(spans.starts, spans.ends)]
     expected = [text.lower().split() for text in texts + [""]]
     assert spans.counts.tolist() == [len(w) for w in expected]
     assert words == [w for ws in expected for w in ws]

@@ -18,10 +18,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-IS_SPACE = np.zeros(256, dtype=bool)
-IS_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # str.split's ASCII whitespace (0x1c-0x1f too)
-LOWER = np.arange(256, dtype=np.uint8)  # byte -> lower-cased ASCII byte
-LOWER[65:91] += 32
 # str.isspace's characters above ASCII (a test checks this against every code point): 2 or 3 UTF-8 bytes
 UNICODE_SPACES = (0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
 _SPACE_KEYS = {n: np.array([int.from_bytes(chr(c).encode()) for c in UNICODE_SPACES if len(chr(c).encode()) == n])
@@ -32,7 +28,7 @@ _PAD = np.zeros(2, dtype=np.uint8)
 
 
 class WordSpans(NamedTuple):
-    """data: the joined UTF-8 bytes (ASCII letters not yet lowered; apply LOWER); is_space: which of
+    """data: the joined UTF-8 bytes (ASCII letters not yet lowered; apply lowered); is_space: which of
     those bytes separate words; word w is data[starts[w]:ends[w]]; text i has counts[i] words, in order,
     after those of texts < i."""
 
@@ -60,13 +56,13 @@ def word_spans(texts) -> WordSpans:
 
 
 def lowered(data: np.ndarray) -> np.ndarray:
-    """LOWER[data], by comparisons: ASCII A-Z + 32."""
+    """The bytes with ASCII A-Z lowered (+ 32), others as they are."""
     return data + ((data - np.uint8(65)) <= 25) * np.uint8(32)
 
 
 def space_mask(data: np.ndarray) -> np.ndarray:
     """Which bytes of valid UTF-8 belong to a character str.split splits on."""
-    mask = ((data - np.uint8(9)) <= 4) | ((data - np.uint8(28)) <= 4)  # 9-13 and 28-32, as IS_SPACE
+    mask = ((data - np.uint8(9)) <= 4) | ((data - np.uint8(28)) <= 4)  # str.split's ASCII whitespace: 9-13 and 28-32 (0x1c-0x1f too)
     # lead bytes of the 2- and 3-byte spaces (continuation bytes are < 0xC0, so these start a character)
     lead = np.flatnonzero((data == 0xC2) | ((data - np.uint8(0xE1)) <= 2))
     if lead.size:
