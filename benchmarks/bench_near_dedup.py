@@ -136,7 +136,7 @@ def bench(name: str, docs: list[dict], planted: set[str], run_spark, pool: Datas
     # code (JSON parsing, Arrow, the bucket sort) during its first runs on the data (a fresh session ran
     # 12.2, 8.1, 7.2, 6.8 s on the project corpus, 2026-12-03), a one-time cost of a job that a long job
     # amortises; the medians below are the steady state. Both cold rounds are printed.
-    cold = {side.name: harness.timed(fn) for side, fn in ((spark_side, run_spark), (pool_side, lambda: pool(docs)))}
+    cold = {side.name: harness.timed(fn)[0] for side, fn in ((spark_side, run_spark), (pool_side, lambda: pool(docs)))}
     print("first round, not measured: " + ", ".join(f"{name} {seconds:.1f} s ({n / seconds:,.0f} docs/s)"
                                                     for name, seconds in cold.items()))  # fmt: skip
     for _ in range(args.repeat):

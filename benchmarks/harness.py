@@ -41,9 +41,8 @@ class Side:
     last: Any = None  # the last round's return value, to compare decisions
 
     def time(self, fn: Callable[[], Any], units: float) -> Any:
-        start = time.perf_counter()
-        self.last = fn()
-        self.rates.append(units / (time.perf_counter() - start))
+        seconds, self.last = timed(fn)
+        self.rates.append(units / seconds)
         return self.last
 
     def median(self) -> float:
@@ -55,11 +54,11 @@ class Side:
                 f"{len(self.rates)} runs, {self.cores} core{'s' if self.cores != 1 else ''})")
 
 
-def timed(fn: Callable[[], Any]) -> float:
-    """Seconds one call of fn takes (a round that is printed but not counted in a median)."""
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """(seconds one call of fn takes, what it returned)."""
     start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    result = fn()
+    return time.perf_counter() - start, result
 
 
 def busy_warning(load: tuple[float, float, float], cores: int) -> str | None:
