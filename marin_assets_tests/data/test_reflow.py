@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import textwrap
 
 from marin_assets.data.filters import c4
 from marin_assets.data.filters.c4 import C4Config
 from marin_assets.data.filters.pipeline import FilterSettings, run_filters
+from marin_assets.data.filters import reflow as reflow_module
 from marin_assets.data.filters.reflow import ReflowConfig, reflow
+from marin_assets.data.filters.text import TERMINAL_PUNCTUATION
+from marin_assets_tests.data.test_filter_features import real_texts
 from marin_assets_tests.data.test_filters import GOOD, SENTENCES
 
 PROSE = " ".join(SENTENCES)
@@ -59,3 +63,29 @@ def test_pipeline_reflows_wrapped_text_then_keeps_all_of_it():
     # Without reflow the same text loses most wrapped lines and is rejected by a named rule, not kept as fragments.
     shredded = run_filters(WRAPPED, strict.model_copy(update={"reflow": None}))
     assert shredded.reason in ("c4:removed_char_frac", "c4:too_few_sentences") and shredded.text == WRAPPED
+
+
+def _is_wrap_as_stated(line: str, following: str, width: int, slack: int) -> bool:
+    """The module's rules for one line break, one test at a time."""
+    body, nxt = line.rstrip(), following.strip()
+    if not body.strip() or not nxt or reflow_module._LIST_ITEM_RE.match(following):
+        return False
+    if body[-1] in TERMINAL_PUNCTUATION:
+        return False
+    return len(body) + 1 + len(nxt.split(maxsplit=1)[0]) > width - slack
+
+
+def test_wraps_follow_the_rules_as_stated_on_real_and_random_texts():
+    rng = random.Random(4)
+    pieces = ["word", "a longer line of text", "\n", "\n\n", "  ", "- item", "1. x", "(iv) y", "end.", "hy-", "\t",
+              "\u00a0", "x" * 45]  # fmt: skip
+    texts = list(real_texts()) + ["".join(rng.choices(pieces, k=rng.randint(0, 60))) for _ in range(3000)]
+    compared = 0
+    for text in texts:
+        lines = text.split("\n")
+        for width, slack in ((60, 0), (20, 3)):
+            got = reflow_module._wraps(lines, [x.rstrip() for x in lines], [x.strip() for x in lines], width - slack)
+            assert got == [_is_wrap_as_stated(a, b, width, slack) for a, b in zip(lines, lines[1:])], repr(text[:80])
+            compared += len(got)
+    assert compared > 10_000
+    assert reflow_module.wrap_width(["ab  ", "", "abcd", "  "], 0.9) == 4

@@ -38,20 +38,23 @@ class ReflowConfig(Recipe):
 
 
 def wrap_width(lines: list[str], percentile: float) -> int:
-    lengths = sorted(len(line.rstrip()) for line in lines if line.strip())
+    return _width([line.rstrip() for line in lines], percentile)
+
+
+def _width(bodies: list[str], percentile: float) -> int:
+    """The wrap width of right-stripped lines."""
+    lengths = sorted(len(body) for body in bodies if body)
     if not lengths:
         return 0
     return lengths[min(len(lengths) - 1, int(percentile * len(lengths)))]
 
 
-def _is_wrap(line: str, following: str, width: int, slack: int) -> bool:
-    body, nxt = line.rstrip(), following.strip()
-    if not body.strip() or not nxt or _LIST_ITEM_RE.match(following):
-        return False
-    if body[-1] in TERMINAL_PUNCTUATION:
-        return False
-    first_word = nxt.split(maxsplit=1)[0]
-    return len(body) + 1 + len(first_word) > width - slack
+def _wraps(lines: list[str], bodies: list[str], heads: list[str], limit: int) -> list[bool]:
+    """Per line break: is it a wrap (see the module's rules). bodies: the lines right-stripped,
+    heads: stripped. The cheap tests come first; the list-item regex runs only on full lines."""
+    return [bool(body) and bool(nxt) and body[-1] not in TERMINAL_PUNCTUATION
+            and len(body) + 1 + len(nxt.split(maxsplit=1)[0]) > limit and not _LIST_ITEM_RE.match(following)
+            for body, nxt, following in zip(bodies, heads[1:], lines[1:])]  # fmt: skip
 
 
 def reflow(text: str, cfg: ReflowConfig) -> str:
@@ -59,11 +62,13 @@ def reflow(text: str, cfg: ReflowConfig) -> str:
     lines = text.split("\n")
     if len(lines) < 2:
         return text
-    width = wrap_width(lines, cfg.width_percentile)
+    bodies = list(map(str.rstrip, lines))  # an all-blank line right-strips to ""
+    width = _width(bodies, cfg.width_percentile)
     if not cfg.min_width <= width <= cfg.max_width:
         return text
-    wraps = [_is_wrap(prev, line, width, cfg.slack) for prev, line in zip(lines, lines[1:])]
-    breaks = sum(1 for prev, line in zip(lines, lines[1:]) if prev.strip() and line.strip())
+    heads = list(map(str.strip, lines))
+    wraps = _wraps(lines, bodies, heads, width - cfg.slack)
+    breaks = sum(1 for prev, line in zip(bodies, heads[1:]) if prev and line)
     if not breaks or sum(wraps) / breaks < cfg.min_wrapped_share:
         return text
     out = [lines[0]]

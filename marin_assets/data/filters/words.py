@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from marin_assets.data.filters.punctuation import PUNCTUATION
+from marin_assets.data.filters.suffix_search import end_anchored_search
 
 RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
 _MEMO_MAX = 300_000
@@ -34,7 +35,8 @@ class SpacyEnglishRules:
     def __init__(self, data: dict):
         self.version = data["spacy_version"]
         self.prefix = re.compile(data["prefix"]).search
-        self.suffix = re.compile(data["suffix"]).search
+        self.suffix_pattern = data["suffix"]
+        self.suffix = end_anchored_search(self.suffix_pattern)  # the same matches, looking at the chunk's end
         self.infix = re.compile(data["infix"]).finditer
         self.url = re.compile(data["url"]).match
         self.token_match = re.compile(data["token_match"]).match if data["token_match"] else (lambda s: None)
@@ -130,8 +132,7 @@ def rules() -> SpacyEnglishRules:
 def word_class(word: str) -> int:
     """NON_SYMBOL: a character outside the punctuation set; HAS_LETTER: a str.isalpha character (as datatrove:
     not \\w, "²" is no letter). A word of letters only is both (no letter is punctuation)."""
-    return (NON_SYMBOL if any(c not in PUNCTUATION for c in word) else 0) | (
-        HAS_LETTER if any(c.isalpha() for c in word) else 0)  # fmt: skip
+    return (0 if PUNCTUATION.issuperset(word) else NON_SYMBOL) | (HAS_LETTER if any(map(str.isalpha, word)) else 0)
 
 
 # chunk (not letters only, or a special case) -> (its words, their word_class bits)
