@@ -37,12 +37,8 @@ class ReflowConfig(Recipe):
                                      description="share of line breaks that must look like wraps")  # fmt: skip
 
 
-def wrap_width(lines: list[str], percentile: float) -> int:
-    return _width([line.rstrip() for line in lines], percentile)
-
-
-def _width(bodies: list[str], percentile: float) -> int:
-    """The wrap width of right-stripped lines."""
+def wrap_width(bodies: list[str], percentile: float) -> int:
+    """The wrap width of right-stripped lines (blank ones are "")."""
     lengths = sorted(len(body) for body in bodies if body)
     if not lengths:
         return 0
@@ -63,7 +59,7 @@ def reflow(text: str, cfg: ReflowConfig) -> str:
     if len(lines) < 2:
         return text
     bodies = list(map(str.rstrip, lines))  # an all-blank line right-strips to ""
-    width = _width(bodies, cfg.width_percentile)
+    width = wrap_width(bodies, cfg.width_percentile)
     if not cfg.min_width <= width <= cfg.max_width:
         return text
     heads = list(map(str.strip, lines))

@@ -53,12 +53,12 @@ def end_anchored_search(pattern: str) -> Callable[[str], re.Match | None]:
     if sre_parse is None or not all(b.endswith("$") and not b.endswith("\\$") for b in branches):
         return plain
     widths = [sre_parse.parse(b).getwidth()[1] for b in branches]
-    bounded = [b for b, w in zip(branches, widths, strict=True) if w <= MAX_TAIL]
+    bounded = [(b, w) for b, w in zip(branches, widths, strict=True) if w <= MAX_TAIL]
     unbounded = [b for b, w in zip(branches, widths, strict=True) if w > MAX_TAIL]
     if not bounded:
         return plain
-    tail_width = max(w for w in widths if w <= MAX_TAIL)
-    tail = re.compile("|".join(bounded)).search
+    tail_width = max(w for _, w in bounded)
+    tail = re.compile("|".join(b for b, _ in bounded)).search
     whole = re.compile("|".join(unbounded)).search if unbounded else None
 
     def search(s: str) -> re.Match | None:
