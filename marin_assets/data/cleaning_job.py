@@ -24,13 +24,14 @@ from marin_assets.data.cleaning_report import file_level, rejected_examples
 from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, jaccard_edge_filter
 from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
+from marin_assets.data.native_parquet import footer_verdicts, native_records
 from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files_and_skipped, relative_name
 from marin_assets.data.record_batches import FileCounts, record_batches
 from marin_assets.data.record_counts import count_records
 from marin_assets.data.side_by_side import run_side_by_side
 from marin_assets.data.source_files import estimated_record_bytes
-from marin_assets.data.sources import SourceSpec
+from marin_assets.data.sources import SourceFormat, SourceSpec
 from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_bucket_edges and near_duplicates: public for checks
     EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions, lsh_bucket_edges, near_duplicates,
 )
@@ -50,14 +51,28 @@ def _source_rows(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[st
     """
     from pyspark.sql import functions as F
 
-    # one task per file, read in Python; the records go to the JVM as Arrow batches
-    paths = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], len(files)), "path string")
-    records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes, counted), RECORD_SCHEMA)
+    records = read_records(spark, spec, recipe, files, counted)
     # the id window's shuffle also spreads a few big files over the workers
     raw = quarantine_duplicate_ids(records, recipe.spark.partitions_for(estimated_record_bytes(files)))
     curation = curation_job.curation_for(spark, spec.name, recipe, eval_index, quality_model)
     cleaner = RecordCleaner(recipe, spec.name, curation)
     return raw.mapInArrow(cleaner.clean_batches, ROW_SCHEMA).withColumn("source", F.lit(spec.name))
+
+
+def read_records(spark, spec: SourceSpec, recipe: CleaningRecipe, files: list[str], counted=None):
+    """The source's records (RECORD_SCHEMA). Parquet files that Spark's reader reproduces exactly are
+    read in the JVM (native_parquet); every other file by its Python reader, one task per file, whose
+    records go to the JVM as Arrow batches. Native files are counted apart later (count_source_records)."""
+    native = None
+    if spec.format == SourceFormat.PARQUET and recipe.spark.native_parquet:
+        verdicts = footer_verdicts(spec, files)
+        native = native_records(spark, spec, verdicts, recipe.max_record_bytes)
+        files = [v.path for v in verdicts if not v.native]
+    if not files:
+        return native
+    paths = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], len(files)), "path string")
+    records = paths.mapInArrow(record_batches(spec, recipe.max_record_bytes, counted), RECORD_SCHEMA)
+    return records if native is None else records.unionByName(native)
 
 
 def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str, eval_index: dict | None = None,

@@ -26,6 +26,8 @@ class SparkSettings(Recipe):
     # One file is written by one task: a cap on bytes keeps a table of long texts (the rejected table holds
     # most of a corpus) from funnelling through a single writer.
     bytes_per_file: int = Field(default=128 * 2**20, ge=1, description="target text bytes per output Parquet file")
+    native_parquet: bool = Field(default=True, description="read Parquet sources with Spark's own reader, "
+                                 "file by file where it gives the Python reader's records (data/native_parquet.py)")
 
     def partitions_for(self, record_bytes: int) -> int:
         """Processing partitions for a source of about record_bytes: at least `partitions`, none above partition_bytes."""
