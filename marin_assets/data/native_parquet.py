@@ -10,7 +10,9 @@ A file goes native only where its footer shows the native path reproduces the Py
 the text column is a string column, the id and url columns are strings or integers (or absent), the
 file has rows, and its path holds no glob character (Spark expands globs in paths). Every other file
 (unreadable, no text column, a binary or nested text, no rows) stays with the Python reader, which
-quarantines it with its reason. The footers are read in one Spark task per file, not on the driver.
+quarantines it with its reason. A file whose footer reads but whose pages are damaged fails the job
+with Spark's FAILED_READ_FILE naming the file, where the Python reader would keep the rows before the
+damage and quarantine the rest: `spark.native_parquet: false` cleans such a source that way.
 """
 
 from __future__ import annotations

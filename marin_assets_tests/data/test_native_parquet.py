@@ -132,3 +132,19 @@ def test_a_file_spark_names_otherwise_fails_the_read_instead_of_losing_its_rows(
     monkeypatch.setattr(native_parquet, "qualified_uri", lambda spark, path: "file:///elsewhere/" + path)
     with pytest.raises(Exception, match="native Parquet read: no file name for file:/"):
         native_records(spark, spec, verdicts, MAX_BYTES).collect()
+
+
+def test_damaged_pages_behind_a_good_footer_fail_the_read_naming_the_file(spark, tmp_path):
+    from pyspark.sql import functions as F
+
+    (tmp_path / "src").mkdir()
+    path = tmp_path / "src" / "damaged.parquet"
+    pq.write_table(pa.table({"text": [f"document number {i} " * 20 for i in range(2000)]}), path, row_group_size=500)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 64] = b"\xff" * 64
+    path.write_bytes(bytes(data))
+    spec = _spec(tmp_path / "src")
+    verdicts = footer_verdicts(spec, [str(path)])
+    assert verdicts[0].native  # the footer is fine: only reading the pages finds the damage
+    with pytest.raises(Exception, match="FAILED_READ_FILE.*damaged.parquet"):
+        native_records(spark, spec, verdicts, MAX_BYTES).agg(F.sum(F.octet_length("content"))).collect()
