@@ -326,3 +326,15 @@ def test_html_to_text_on_a_real_python_docs_page():
     text = html_to_text(page.content)
     assert "if Statements" in text and "Navigation" not in text
     assert len(text) < len(page.content) / 2
+
+
+def test_every_format_has_one_registered_reader_and_counter():
+    from marin_assets.data.formats.registry import READERS, reads, reader_for
+    from marin_assets.data.record_counts import COUNTERS
+    from marin_assets.data.sources import SourceFormat
+
+    assert set(READERS) == set(SourceFormat) == set(COUNTERS)
+    with pytest.raises(ValueError, match="format 'parquet' has two readers"):
+        reads(SourceFormat.PARQUET)(lambda path, spec, max_record_bytes: iter(()))
+    with pytest.raises(ValueError, match="source 'src': no reader for format 'csv'"):
+        reader_for("csv", "src")

@@ -9,6 +9,9 @@ import fsspec
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
+from marin_assets.data.formats.registry import reads
+from marin_assets.data.source_files import relative_name
+from marin_assets.data.sources import SourceFormat, SourceSpec
 
 def read_html_file(
     path: str, *, source: str, relative_name: str, max_record_bytes: int
@@ -37,3 +40,9 @@ def read_html_file(
         file=path,
         offset=0,
     )
+
+
+@reads(SourceFormat.HTML_DIR)
+def html_dir_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+    return read_html_file(path, source=spec.name, relative_name=relative_name(path, spec),
+                          max_record_bytes=max_record_bytes)  # fmt: skip

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
+from marin_assets.data.formats.registry import reads
+from marin_assets.data.sources import SourceFormat, SourceSpec
 from marin_assets.data.formats.repairs import REPAIRS_KEY, may_need_repair, repair_value
 from marin_assets.data.file_errors import loss_detail
 from marin_assets.data.formats.streams import CorruptBlock, DecodedStream, open_decoded
@@ -122,3 +124,12 @@ def _parse_line(
         file=path,
         offset=offset,
     )
+
+
+_COMPRESSION = {SourceFormat.JSONL: None, SourceFormat.JSONL_GZ: "gzip", SourceFormat.JSONL_ZST: "zstd"}
+
+
+@reads(*_COMPRESSION)
+def jsonl_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+    return read_jsonl(path, source=spec.name, compression=_COMPRESSION[spec.format], text_field=spec.text_field,
+                      id_field=spec.id_field, url_field=spec.url_field, max_record_bytes=max_record_bytes)  # fmt: skip

@@ -10,6 +10,8 @@ import pyarrow.parquet as pq
 
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
+from marin_assets.data.formats.registry import reads
+from marin_assets.data.sources import SourceFormat, SourceSpec
 
 _BATCH_ROWS = 256
 
@@ -68,3 +70,9 @@ def _row_record(values, path, row, source, text_field, id_field, url_field, max_
         file=path,
         offset=row,
     )
+
+
+@reads(SourceFormat.PARQUET)
+def parquet_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+    return read_parquet(path, source=spec.name, text_field=spec.text_field, id_field=spec.id_field,
+                        url_field=spec.url_field, max_record_bytes=max_record_bytes)  # fmt: skip

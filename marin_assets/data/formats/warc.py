@@ -18,6 +18,8 @@ from marin_assets.data.file_errors import loss_detail
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
+from marin_assets.data.formats.registry import reads
+from marin_assets.data.sources import SourceFormat, SourceSpec
 from marin_assets.data.formats.streams import GZIP_MAGIC, CountingReader, find_magic
 
 _DOCUMENT_RECORDS = WarcRecordType.response | WarcRecordType.resource
@@ -121,3 +123,8 @@ def _warc_record(warc_type: str, payload: bytes, *, date: str, content_type: str
         f"Content-Length: {len(payload)}",
     ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload + b"\r\n\r\n"
+
+
+@reads(SourceFormat.WARC, SourceFormat.WARC_GZ)
+def warc_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+    return read_warc(path, source=spec.name, max_record_bytes=max_record_bytes)
