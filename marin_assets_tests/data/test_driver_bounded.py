@@ -18,7 +18,7 @@ DRIVER_CALLS = {"collect", "toPandas", "toLocalIterator", "take", "head", "tail"
 
 # (module, enclosing function, call) -> why the rows are bounded (not by the corpus size)
 ALLOWED = {
-    ("data/cleaning_job.py", "_source_rows", "createDataFrame"): "from an RDD: rows stay on the executors",
+    ("data/cleaning_job.py", "read_records", "createDataFrame"): "from an RDD: rows stay on the executors",
     ("data/cleaning_job.py", "_tallies", "collect"): "one row per rule / quarantine code / dedup reason",
     ("data/parquet_output.py", "write_parquet", "collect"): "one row per output file written",
     ("data/cleaning_job.py", "count_source_records", "collect"): "one row per raw file",
