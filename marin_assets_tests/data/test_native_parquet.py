@@ -148,3 +148,18 @@ def test_damaged_pages_behind_a_good_footer_fail_the_read_naming_the_file(spark,
     assert verdicts[0].native  # the footer is fine: only reading the pages finds the damage
     with pytest.raises(Exception, match="FAILED_READ_FILE.*damaged.parquet"):
         native_records(spark, spec, verdicts, MAX_BYTES).agg(F.sum(F.octet_length("content"))).collect()
+
+
+@pytest.mark.parametrize("int_type", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32()])
+def test_integer_id_columns_of_every_width_read_natively_give_the_python_ids(spark, tmp_path, int_type):
+    from marin_assets.data.readers import read_file
+
+    (tmp_path / "src").mkdir()
+    path = tmp_path / "src" / "ints.parquet"
+    pq.write_table(pa.table({"text": ["a", "b", "c"], "id": pa.array([0, None, 127], int_type)}), path)
+    spec = _spec(tmp_path / "src", id_field="id")
+    verdicts = footer_verdicts(spec, [str(path)])
+    assert verdicts[0].native and verdicts[0].id_type == "long"
+    native = sorted((row["offset"], row["id"]) for row in native_records(spark, spec, verdicts, MAX_BYTES).collect())
+    assert native == [(record.offset, record.id) for record in read_file(str(path), spec)]
+    assert [i for _, i in native] == ["0", "pq/ints.parquet#1", "127"]
