@@ -334,7 +334,7 @@ def test_every_format_has_one_registered_reader_and_counter():
     from marin_assets.data.sources import SourceFormat
 
     assert set(READERS) == set(SourceFormat) == set(COUNTERS)
-    with pytest.raises(ValueError, match="format 'parquet' has two readers"):
+    with pytest.raises(ValueError, match="format 'parquet' is registered twice"):
         reads(SourceFormat.PARQUET)(lambda path, spec, max_record_bytes: iter(()))
-    with pytest.raises(ValueError, match="source 'src': no reader for format 'csv'"):
+    with pytest.raises(ValueError, match="source 'src': no reader: unknown format 'csv'; known: html_dir, jsonl"):
         reader_for("csv", "src")

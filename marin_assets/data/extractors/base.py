@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from marin_assets.core.recipes import Recipe
+from marin_assets.core.registries import Registry
 
 
 class Extractor(Protocol):
@@ -24,22 +25,13 @@ class Extractor(Protocol):
 Resolve = Callable[[str], Extractor]
 ExtractorFactory = Callable[[Recipe, Resolve], Extractor]
 
-EXTRACTORS: dict[str, type] = {}
+EXTRACTORS = Registry("extractor kind")
 
 
 def register(kind: str):
     """Class decorator: make the extractor available to recipes as `kind`."""
-
-    def add(cls):
-        if kind in EXTRACTORS:
-            raise ValueError(f"extractor kind {kind!r} registered twice")
-        EXTRACTORS[kind] = cls
-        return cls
-
-    return add
+    return EXTRACTORS.register(kind)
 
 
 def options_for(kind: str, options: Mapping) -> Recipe:
-    if kind not in EXTRACTORS:
-        raise ValueError(f"unknown extractor kind {kind!r}; known: {sorted(EXTRACTORS)}")
-    return EXTRACTORS[kind].Options.model_validate(dict(options))
+    return EXTRACTORS.lookup(kind).Options.model_validate(dict(options))

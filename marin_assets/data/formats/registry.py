@@ -8,27 +8,11 @@ is one module in formats/ with a @reads function, its import in readers.py, and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from marin_assets.core.registries import Registry
 
-Reader = Callable[..., Iterator]
-READERS: dict[str, Reader] = {}
-
-
-def reads(*formats: str) -> Callable[[Reader], Reader]:
-    """Function decorator: the reader of these SourceFormats."""
-
-    def register(reader: Reader) -> Reader:
-        for fmt in formats:
-            if fmt in READERS:
-                raise ValueError(f"format '{fmt}' has two readers: {READERS[fmt].__name__} and {reader.__name__}")
-            READERS[fmt] = reader
-        return reader
-
-    return register
+READERS = Registry("format")
+reads = READERS.register
 
 
-def reader_for(fmt: str, source: str) -> Reader:
-    if fmt not in READERS:
-        raise ValueError(f"source {source!r}: no reader for format {fmt!r}")
-    return READERS[fmt]
-
+def reader_for(fmt: str, source: str):
+    return READERS.lookup(fmt, f"source '{source}': no reader: ")
