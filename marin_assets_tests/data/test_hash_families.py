@@ -15,7 +15,8 @@ from datasketch.minhash import _fmix
 from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
 from marin_assets.data.dedup import MinHasher, band_key_matrix
 from marin_assets.data.hash_families import family_names, hash_family, register
-from marin_assets.data.hash_families.datasketch_sha1 import fmix32, sha1_hash32_many
+from marin_assets.data.hash_families.datasketch_sha1 import fmix32
+from marin_assets.data.hash_families.sha1_kernel import CHUNKS, sha1_hash32_slices
 from marin_assets.data.hash_families.words import UNICODE_SPACES, lowered, space_mask, word_spans
 from marin_assets.data.lsh_bands import bands_array
 
@@ -69,9 +70,28 @@ def test_a_text_without_words_has_no_signature_in_every_family():
         assert MinHasher(family=name).signature("   ") is None
 
 
-def test_sha1_and_fmix_steps_are_datasketchs():
-    shingles = [b"", b"a", "ΟΔΟΣ straße".encode(), b"x" * 200]
-    assert sha1_hash32_many(shingles).tolist() == [sha1_hash32(s) for s in shingles]
+def test_sha1_kernel_is_datasketchs_sha1_hash32_at_every_padding_boundary():
+    # one block holds up to 55 bytes, two up to 119; longer slices take the hashlib path
+    buffer = bytes(range(256)) * 4 + "ΟΔΟΣ straße".encode()
+    lengths = [0, 1, 54, 55, 56, 63, 64, 119, 120, 200, 300]
+    starts = np.array([7 * i for i in range(len(lengths))] + [1024])
+    ends = starts + np.array(lengths + [len("ΟΔΟΣ straße".encode())])
+    expected = [sha1_hash32(buffer[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+    assert sha1_hash32_slices(buffer, starts, ends).tolist() == expected
+    assert sha1_hash32_slices(buffer, starts[:0], ends[:0]).size == 0
+
+
+def test_sha1_kernel_hashes_more_slices_than_one_chunk():
+    rng = np.random.default_rng(3)
+    buffer = rng.integers(0, 256, 50_000, dtype=np.uint8).tobytes()
+    starts = rng.integers(0, 49_800, 2 * max(CHUNKS.values()) + 123)
+    ends = starts + rng.integers(0, 130, starts.size)
+    got = sha1_hash32_slices(buffer, starts, ends)
+    sample = rng.choice(starts.size, 2000, replace=False).tolist() + [starts.size - 1]
+    assert all(got[i] == sha1_hash32(buffer[starts[i] : ends[i]]) for i in sample)
+
+
+def test_fmix_step_is_datasketchs():
     values = np.array([0, 1, 0xDEADBEEF, 0xFFFFFFFF], dtype=np.uint32)
     assert np.array_equal(fmix32(values), _fmix(values, 32))
 

@@ -5,8 +5,8 @@
 datasketch hashes each shingle with SHA-1 (the first 4 digest bytes, little-endian:
 datasketch.hashfunc.sha1_hash32), mixes it with the MurmurHash3 32-bit finalizer, and permutation k is
 x -> a_k * x + b_k mod 2**32 with a_k, b_k from np.random.RandomState(seed) (MinHash._init_permutations).
-Here the SHA-1 runs in one tight loop over byte slices of the batch's buffer (the
-only per-shingle Python work), the rest in numpy over the whole batch. A text without words has no shingles (datasketch users
+Here the shingles are slices of one buffer of the batch's words, SHA-1 runs over all of them at
+once in a compiled kernel (sha1_kernel.py), the rest in numpy over the whole batch. A text without words has no shingles (datasketch users
 often hash "" instead; the product gives such a text no signature either way).
 """
 
@@ -17,12 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from marin_assets.data.hash_families import register
+from marin_assets.data.hash_families.sha1_kernel import sha1_hash32_slices
 from marin_assets.data.hash_families.words import lowered, shingle_word_ranges, word_spans
-
-try:  # CPython's own SHA-1 (HACL*): same digests as hashlib's OpenSSL one, ~1.5x faster on short inputs
-    from _sha1 import sha1
-except ImportError:  # pragma: no cover - other Pythons
-    from hashlib import sha1
 
 _FMIX = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16))
 _SPACE = np.uint8(32)
@@ -36,12 +32,6 @@ def fmix32(hashes: np.ndarray) -> np.ndarray:
     hashes = hashes ^ (hashes >> s2)
     hashes = hashes * m2
     return hashes ^ (hashes >> s3)
-
-
-def sha1_hash32_many(shingles: list[bytes]) -> np.ndarray:
-    """datasketch.hashfunc.sha1_hash32 of each shingle (uint32)."""
-    digests = b"".join([sha1(shingle).digest() for shingle in shingles])  # 20 bytes each: no slice per item
-    return np.frombuffer(digests, dtype="<u4")[0::5].astype(np.uint32)
 
 
 @register("datasketch")
@@ -58,10 +48,8 @@ class DatasketchSha1:
         keep[1:] |= in_word[:-1]
         position = np.cumsum(keep) - 1
         buffer = np.where(in_word, lowered(spans.data), _SPACE)[keep].tobytes()
-        starts, ends = position[spans.starts[first]].tolist(), (position[spans.ends[last] - 1] + 1).tolist()
-        # No dedupe of repeated shingles first: ~95% of a batch's shingles are distinct (both benchmark
-        # corpora), so a dict pass costs more than the SHA-1 calls it saves.
-        return fmix32(sha1_hash32_many([buffer[s:e] for s, e in zip(starts, ends)])), counts
+        starts, ends = position[spans.starts[first]], position[spans.ends[last] - 1] + 1
+        return fmix32(sha1_hash32_slices(buffer, starts, ends)), counts
 
     def permutations(self, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         generator = np.random.RandomState(seed)  # drawn in datasketch's order: all a, then all b
