@@ -76,8 +76,6 @@ LOCAL_DEFAULTS = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # Batches to and from the Python workers: 10,000 records of 20 KB HTML would be 200 MB each
     "spark.sql.execution.arrow.maxBytesPerBatch": str(32 * 2**20),
-    # Python workers fork from a daemon that has imported JAX once (data/spark_worker_daemon.py)
-    "spark.python.daemon.module": "marin_assets.data.spark_worker_daemon",
 }
 
 # The JVM keeps its default tiered JIT. A C1-only default (-XX:TieredStopAtLevel=1) was tried and

@@ -1,5 +1,5 @@
 """What lets a fresh Spark Python worker hash with the SHA-1 kernel at once: the compiled kernel kept in a
-cache folder, and workers forked from a daemon that has already imported JAX."""
+cache folder."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from marin_assets.data import spark_worker_daemon
 from marin_assets.data.hash_families import sha1_kernel
-from marin_assets.resources.spark import SparkResource
 
 HASH_IN_A_NEW_PROCESS = """
 import sys
@@ -60,31 +58,3 @@ def test_the_cache_folder_is_the_local_jax_cache_setting_else_the_users_cache(mo
     assert sha1_kernel._cache_dir() == default
     monkeypatch.delenv(sha1_kernel.CACHE_ENV)
     assert sha1_kernel._cache_dir() == default
-
-
-def test_spark_sessions_fork_python_workers_from_the_preloading_daemon():
-    conf = SparkResource(master="local[2]").session_conf()
-    assert conf["spark.python.daemon.module"] == spark_worker_daemon.__name__
-
-
-def test_preloading_jax_starts_no_thread_so_the_daemon_may_fork():
-    probe = (
-        "import os, numpy\n"
-        "from marin_assets.data import spark_worker_daemon\n"
-        "before = len(os.listdir('/proc/self/task'))\n"
-        "spark_worker_daemon.preload()\n"
-        "import sys; assert all(m in sys.modules for m in spark_worker_daemon.PRELOADED)\n"
-        "print(before, len(os.listdir('/proc/self/task')))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    before, after = map(int, result.stdout.split())
-    assert after == before
-
-
-def test_spark_python_workers_are_forked_by_the_daemon_with_jax_imported(spark):
-    def probe(_):
-        parent = Path(f"/proc/{os.getppid()}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        return spark_worker_daemon.__name__ in parent, "jax" in sys.modules
-
-    assert spark.sparkContext.parallelize([0], 1).map(probe).collect() == [(True, True)]
