@@ -1,12 +1,19 @@
 """datasketch's sha1_hash32 (the first 4 SHA-1 digest bytes, little-endian) of many short byte slices at
-once, as one compiled XLA kernel on the CPU (JAX) instead of one hashlib call per slice.
+once, as compiled XLA kernels on the CPU (JAX) instead of one hashlib call per slice.
 
-A hashlib call costs ~1 µs of Python per 5-word shingle; the kernel runs the 80 SHA-1 rounds over a
-whole chunk of messages in vector registers (~0.05 µs each). Messages are padded as FIPS 180-4 says
-(0x80, zeros, the bit length big-endian) inside the kernel, from 64-byte windows of the caller's
-buffer, so numpy only copies one window per message. Messages of one or two blocks (up to 119 bytes)
-go through the kernel; longer ones, rare among shingles, through hashlib. Each kernel is compiled
-for a fixed chunk size, once per block count, and kept in a cache folder for later processes.
+A hashlib call costs ~1 µs of Python per 5-word shingle; a kernel runs the 80 SHA-1 rounds over a
+whole chunk of messages in vector registers (~0.03 µs each). Messages are padded as FIPS 180-4 says
+(0x80, zeros, the bit length big-endian) inside the kernel, from a big-endian word view of the
+caller's buffer, so numpy only gathers each message's words. Three kernels:
+- one block and two blocks (up to 119 bytes; 97% of the Debian corpus's shingles): every block
+  unrolled, only the hash comes out;
+- a step of one block that carries the SHA-1 state in and out, for 3 to MAX_BLOCKS blocks (long
+  "words": URLs, rules of dashes, base64): messages sorted by block count, longest first, step b runs
+  over the prefix that still has a block b. Its five state words come out as five outputs, which XLA
+  computes in five loops (~5x the work of a block; a stacked output never finished), so the short
+  messages keep their own kernels.
+Longer messages (> 1015 bytes), rare, go through hashlib. Each kernel is compiled for a fixed chunk
+size, once, and kept in a cache folder for later processes.
 """
 
 from __future__ import annotations
@@ -26,11 +33,15 @@ try:  # CPython's own SHA-1 (HACL*): same digests as hashlib's OpenSSL one, fast
 except ImportError:  # pragma: no cover - other Pythons
     from hashlib import sha1
 
-CHUNKS = {1: 1 << 14, 2: 1 << 12}  # messages per kernel call, by block count: fixed shapes, one compilation each
-MAX_BLOCKS = max(CHUNKS)  # longer messages (> 119 bytes) go through hashlib
-_H0 = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
+# messages per call of each kernel: fixed shapes, one compilation each ("step": 3 to MAX_BLOCKS blocks)
+CHUNKS = {"1": 1 << 14, "2": 1 << 12, "step": 1 << 10}
+MAX_BLOCKS = 16  # longer messages (> 1015 bytes) go through hashlib
+_H0 = np.array([0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0], dtype=np.uint32)
 _ROUND_CONSTANTS = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
-CACHE_ENV = "MARIN_JAX_CACHE_DIR"  # the folder compiled kernels are kept in (also training's JAX cache)
+# The folder compiled kernels are kept in: training's JAX cache setting (train/run_folder.JAX_CACHE_ENV).
+# Named again, not imported: a data module does not import training code, and moving the name into core
+# would edit run_folder, whose code version would make every training run stale.
+CACHE_ENV = "MARIN_JAX_CACHE_DIR"
 
 
 def block_count(lengths: np.ndarray) -> np.ndarray:
@@ -46,43 +57,76 @@ def sha1_hash32_slices(buffer: bytes, starts: np.ndarray, ends: np.ndarray) -> n
         return out
     lengths = ends - starts
     blocks = block_count(lengths)
-    words = _big_endian_words(buffer) if (blocks <= MAX_BLOCKS).any() else None
-    for n_blocks in range(1, MAX_BLOCKS + 1):
+    rows = _block_rows(buffer)
+    for n_blocks in (1, 2):
         which = np.flatnonzero(blocks == n_blocks)
         if which.size:
-            out[which] = _hash_group(words, starts[which], lengths[which], n_blocks)
+            out[which] = _hash_short(rows, starts[which], lengths[which], n_blocks)
+    long = np.flatnonzero((blocks > 2) & (blocks <= MAX_BLOCKS))
+    if long.size:
+        out[long] = _hash_long(rows, starts[long], lengths[long], blocks[long])
     for i in np.flatnonzero(blocks > MAX_BLOCKS).tolist():
         out[i] = int.from_bytes(sha1(buffer[starts[i] : ends[i]]).digest()[:4], "little")
     return out
 
 
-def _big_endian_words(buffer: bytes) -> np.ndarray:
-    """The big-endian uint32 starting at every byte of the buffer (zeros past its end): a message's
-    SHA-1 words are these at its start + 4 j, so one gather per word builds the blocks."""
+def _block_rows(buffer: bytes) -> np.ndarray:
+    """Row s: the 16 big-endian uint32 words from byte s of the buffer (zeros past its end), the block
+    of a message that starts there; a strided view of one word per byte, so a gather builds a chunk."""
     b = np.frombuffer(buffer + bytes(64 * MAX_BLOCKS + 3), dtype=np.uint8).astype(np.uint32)
-    return (b[:-3] << 24) | (b[1:-2] << 16) | (b[2:-1] << 8) | b[3:]
+    words = (b[:-3] << 24) | (b[1:-2] << 16) | (b[2:-1] << 8) | b[3:]
+    return np.lib.stride_tricks.as_strided(words, (words.size - 60, 16), (words.itemsize, 4 * words.itemsize),
+                                           writeable=False)  # fmt: skip
 
 
-def _hash_group(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray, n_blocks: int) -> np.ndarray:
-    """Messages of n_blocks blocks, CHUNKS[n_blocks] at a time (the last chunk padded with empty messages)."""
-    kernel, chunk_size, width = _kernel(n_blocks), CHUNKS[n_blocks], 16 * n_blocks
-    # row s of this view: the words at s, s + 4, ..., one message's words when it starts at s
-    rows = np.lib.stride_tricks.as_strided(words, (words.size - 4 * (width - 1), width),
-                                           (words.itemsize, 4 * words.itemsize), writeable=False)  # fmt: skip
+def _chunks(count: int, size: int):
+    """(lo, n) of each chunk of `size` messages; a kernel call pads a short last chunk with empty
+    messages, whose results are dropped."""
+    return ((lo, min(size, count - lo)) for lo in range(0, count, size))
+
+
+def _hash_short(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, n_blocks: int) -> np.ndarray:
+    """Messages of exactly n_blocks (1 or 2) blocks."""
+    name = str(n_blocks)
+    kernel, size = _kernel(name), CHUNKS[name]
     out = np.empty(starts.size, dtype=np.uint32)
-    chunk, length = np.empty((chunk_size, width), dtype=np.uint32), np.zeros(chunk_size, dtype=np.int32)
-    for lo in range(0, starts.size, chunk_size):
-        n = min(starts.size - lo, chunk_size)
-        chunk[:n] = rows[starts[lo : lo + n]]
+    chunk, length = np.empty((size, 16 * n_blocks), dtype=np.uint32), np.zeros(size, dtype=np.int32)
+    for lo, n in _chunks(starts.size, size):
+        for block in range(n_blocks):
+            chunk[:n, 16 * block : 16 * block + 16] = rows[starts[lo : lo + n] + 64 * block]
         length[:n] = lengths[lo : lo + n]
-        length[n:] = 0  # the rest: empty messages (whatever their words), results dropped
+        length[n:] = 0
         out[lo : lo + n] = np.asarray(kernel(chunk, length))[:n]
     return out
 
 
+def _hash_long(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """Messages of 3 to MAX_BLOCKS blocks, one block step at a time, longest messages first."""
+    kernel, size = _kernel("step"), CHUNKS["step"]
+    order = np.argsort(-blocks, kind="stable")
+    starts, lengths = starts[order], lengths[order].astype(np.int32)
+    having = np.cumsum(np.bincount(blocks, minlength=MAX_BLOCKS + 1)[::-1])[::-1]  # [b]: messages of >= b blocks,
+    # a prefix of `order`
+    state = np.repeat(_H0[:, None], starts.size, axis=1)
+    chunk, length = np.empty((size, 16), np.uint32), np.zeros(size, np.int32)
+    chunk_state = np.empty((5, size), np.uint32)
+    for block in range(int(blocks.max())):
+        for lo, n in _chunks(int(having[block + 1]), size):
+            chunk[:n] = rows[starts[lo : lo + n] + 64 * block]
+            length[:n], length[n:] = lengths[lo : lo + n], 0
+            chunk_state[:, :n] = state[:, lo : lo + n]
+            for word, result in enumerate(kernel(chunk_state, chunk, length, np.int32(block))):
+                state[word, lo : lo + n] = np.asarray(result)[:n]
+    out = np.empty(starts.size, dtype=np.uint32)
+    out[order] = state[0].byteswap()  # digest bytes 0-3 big-endian; datasketch reads them little-endian
+    return out
+
+
 @cache
-def _kernel(n_blocks: int):
-    """kernel(words (chunk, 16 n_blocks) uint32 read from each message's start, lengths (chunk,) int32).
+def _kernel(name: str):
+    """The compiled kernel `name` (a CHUNKS key): "1" / "2": hash(words (chunk, 16 n), lengths (chunk,)
+    int32) of messages of exactly n blocks; "step": step(state (5, chunk), words (chunk, 16), lengths,
+    block () int32) -> the five state words after that block of each message.
 
     Tracing and compiling the 80 unrolled rounds takes seconds, in every fresh Spark Python worker: the
     compiled kernel is saved once in the cache folder (named by this code, JAX and the CPU's features)
@@ -91,15 +135,20 @@ def _kernel(n_blocks: int):
     import jax
     from jax.experimental import serialize_executable
 
-    saved = _cache_dir() / f"sha1_kernel-{_kernel_key(n_blocks)}.pickle"
+    saved = _cache_dir() / f"sha1_kernel-{_kernel_key(name)}.pickle"
     if saved.is_file():
         try:
             return serialize_executable.deserialize_and_load(*pickle.loads(saved.read_bytes()))
         except Exception:  # noqa: BLE001 - damaged or from elsewhere: compile again below
             pass
-    size = CHUNKS[n_blocks]
-    shapes = (jax.ShapeDtypeStruct((size, 16 * n_blocks), "uint32"), jax.ShapeDtypeStruct((size,), "int32"))
-    compiled = jax.jit(_traced_kernel(n_blocks)).lower(*shapes).compile()
+    size, u32 = CHUNKS[name], "uint32"
+    lengths = jax.ShapeDtypeStruct((size,), "int32")
+    if name == "step":
+        shapes = (jax.ShapeDtypeStruct((5, size), u32), jax.ShapeDtypeStruct((size, 16), u32), lengths,
+                  jax.ShapeDtypeStruct((), "int32"))  # fmt: skip
+    else:
+        shapes = (jax.ShapeDtypeStruct((size, 16 * int(name)), u32), lengths)
+    compiled = jax.jit(_traced_kernel(name)).lower(*shapes).compile()
     tmp = saved.with_name(f"{saved.name}.{os.getpid()}.tmp")  # workers may write it at once: whole or absent
     try:
         saved.parent.mkdir(parents=True, exist_ok=True)
@@ -110,19 +159,19 @@ def _kernel(n_blocks: int):
     return compiled
 
 
-def _kernel_key(n_blocks: int) -> str:
-    """This module's code, the JAX version, the shapes, and the CPU's instruction set extensions (the
-    compiled code uses them)."""
+def _kernel_key(name: str) -> str:
+    """This module's code, the JAX version, the kernel and its chunk size, and the CPU's instruction set
+    extensions (the compiled code uses them)."""
     import jax
 
     cpu = Path("/proc/cpuinfo")
     lines = cpu.read_text().splitlines() if cpu.is_file() else []
     flags = next((line for line in lines if line.startswith("flags")), "")
-    parts = f"{jax.__version__}/{platform.machine()}/{flags}/{n_blocks}/{CHUNKS[n_blocks]}"
+    parts = f"{jax.__version__}/{platform.machine()}/{flags}/{name}/{CHUNKS[name]}"
     return sha256_bytes(Path(__file__).read_bytes() + parts.encode())[:16]
 
 
-def _traced_kernel(n_blocks: int):
+def _traced_kernel(name: str):
     import jax.numpy as jnp
 
     u32 = jnp.uint32
@@ -146,25 +195,41 @@ def _traced_kernel(n_blocks: int):
         return tuple(s + x for s, x in zip(state, (a, b, c, d, e)))
 
     def padded_word(word, j, length):
-        """FIPS 180-4 padding of word j: the message's bytes before `length`, then 0x80, then zeros."""
+        """FIPS 180-4 padding of message word j: its bytes before `length`, then 0x80, then zeros."""
         left = length - 4 * j  # message bytes left at this word's first byte
         kept = jnp.clip(left, 0, 4).astype(u32)
         mask = jnp.where(kept == 4, u32(0xFFFFFFFF), ~(u32(0xFFFFFFFF) >> (u32(8) * kept)))  # its first `kept` bytes
         end_marker = jnp.where((left >= 0) & (left < 4), u32(0x80) << (u32(24) - u32(8) * kept), u32(0))
         return (word & mask) | end_marker
 
+    def bit_length(length):
+        """The message's length in bits, the last word of its last block (messages are short: the
+        length's high word, the word before it, is 0)."""
+        return (length * 8).astype(u32)
+
+    def initial_state(length):
+        return tuple(jnp.full(length.shape, h, dtype=u32) for h in _H0.tolist())
+
     def hash32(words, length):
         words = words.T  # one row per word: a message per vector lane (faster than taking this layout in)
-        n_words = words.shape[0]
-        w = [padded_word(words[j], j, length) for j in range(n_words - 2)]
-        w += [u32(0) * words[0], (length * 8).astype(u32)]  # the bit length: messages are short, its high word is 0
-        state = tuple(jnp.full(length.shape, h, dtype=u32) for h in _H0)
-        for block in range(n_words // 16):
+        # all of the group's messages have this many blocks: the bit length's place is known (deciding
+        # it per lane, as step does, made XLA's fused two-block kernel take 39 s a call, not 1 ms)
+        w = [padded_word(words[j], j, length) for j in range(words.shape[0] - 2)]
+        w += [jnp.zeros_like(length, dtype=u32), bit_length(length)]
+        state = initial_state(length)
+        for block in range(words.shape[0] // 16):
             state = compress(state, w[16 * block : 16 * block + 16])
         h0 = state[0]  # digest bytes 0-3 big-endian; datasketch reads them little-endian
         return (h0 >> 24) | ((h0 >> 8) & u32(0xFF00)) | ((h0 << 8) & u32(0xFF0000)) | (h0 << 24)
 
-    return hash32
+    def step(state, words, length, block):
+        words = words.T
+        length_word = 16 * ((length + 8) // 64 + 1) - 1  # in this block when it is the message's last
+        w = [padded_word(words[j], 16 * block + j, length)
+             | jnp.where(16 * block + j == length_word, bit_length(length), u32(0)) for j in range(16)]  # fmt: skip
+        return compress(tuple(state), w)
+
+    return step if name == "step" else hash32
 
 
 def _cache_dir() -> Path:
