@@ -13,12 +13,13 @@ that is printed, not measured (the JVM's JIT warm-up). Both parallel sides are t
 the pool's processes are started (and import datasketch) once, before any round; Spark's Python
 workers exit after a minute idle (Spark's PythonWorkerFactory), which the other sides' rounds exceed,
 so a small Spark job on 2% of the documents, not measured, starts them again (their imports and
-compiled SHA-1 kernels, ~1 s a worker) before each Spark round. Secondary, one core
+compiled SHA-1 kernels; `import jax` alone is 1.5-2.3 s) before each Spark round (--cold-spark-workers
+skips it: each Spark round then also pays its workers' start, a fixed cost a long job amortises). Secondary, one core
 each: ours in process (MinHasher + band keys + lsh_star_edges) vs datasketch in one process. Both
 printed with benchmarks/harness.py (median and range of --repeat rounds, cores, load average).
 
-Decisions. Ours uses the recipe's MinHash hash family (--hash-family; default the recipe's, `polynomial`:
-numpy hashes, fast). `datasketch` gives signatures bit-identical to datasketch's MinHash (SHA-1 per
+Decisions. Ours uses the recipe's MinHash hash family (--hash-family; default the recipe's, `datasketch`;
+`polynomial`: numpy hashes, fast). `datasketch` gives signatures bit-identical to datasketch's MinHash (SHA-1 per
 shingle, MurmurHash3 finalizer, affine permutations mod 2**32 from RandomState(seed);
 data/hash_families/datasketch_sha1.py), so its candidate pairs agree exactly; any other family splits
 borderline pairs differently. The pair agreement is printed (target >= 0.95), with its reference:
@@ -149,7 +150,8 @@ def bench(name: str, docs: list[dict], planted: set[str], spark_runner, pool: Da
     print("first round, not measured: " + ", ".join(f"{name} {seconds:.1f} s ({n / seconds:,.0f} docs/s)"
                                                     for name, seconds in cold.items()))  # fmt: skip
     for _ in range(args.repeat):
-        warm_spark()  # not measured: the pool's processes live across rounds, Spark's idle workers exit after 60 s
+        if not args.cold_spark_workers:
+            warm_spark()  # not measured: the pool's processes live across rounds, Spark's idle workers exit after 60 s
         spark_side.time(run_spark, units=n)
         pool_side.time(lambda: pool(docs), units=n)
         ours_side.time(lambda: run_ours(docs), units=n)
@@ -199,10 +201,12 @@ def main() -> None:
                         help="our MinHash hash family (the recipe's dedup.hash_family; default: the recipe default)")
     parser.add_argument("--no-seed-reference", dest="seed_reference", action="store_false",
                         help="skip the pair agreement of datasketch with itself at another seed")
+    parser.add_argument("--cold-spark-workers", action="store_true",
+                        help="do not start Spark's Python workers before each Spark round (they start in the round)")
     parser.add_argument("--threshold", type=float, default=0.7, help="exact Jaccard of a true near duplicate")
     args = parser.parse_args()
     HASH_FAMILY["name"] = args.hash_family
-    print(f"our hash family: {args.hash_family}")
+    print(f"our hash family: {args.hash_family}; Spark workers {'cold' if args.cold_spark_workers else 'warm'}")
     shutil.rmtree(args.workdir, ignore_errors=True)
     corpora = {"project": project_corpus(args.docs, args.workdir / "project")} if "project" in args.corpora else {}
     if args.debian_corpus and "debian" in args.corpora:

@@ -105,8 +105,8 @@ def _hash_long(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, blocks
     kernel, size = _kernel("step"), CHUNKS["step"]
     order = np.argsort(-blocks, kind="stable")
     starts, lengths = starts[order], lengths[order].astype(np.int32)
-    having = np.cumsum(np.bincount(blocks, minlength=MAX_BLOCKS + 1)[::-1])[::-1]  # [b]: messages of >= b blocks,
-    # a prefix of `order`
+    # having[b]: how many messages have >= b blocks; longest first, they are a prefix of `order`
+    having = np.cumsum(np.bincount(blocks, minlength=MAX_BLOCKS + 1)[::-1])[::-1]
     state = np.repeat(_H0[:, None], starts.size, axis=1)
     chunk, length = np.empty((size, 16), np.uint32), np.zeros(size, np.int32)
     chunk_state = np.empty((5, size), np.uint32)
