@@ -16,14 +16,17 @@ the last writer wins and the other acquirer sees a foreign token and waits.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
+import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 
 import fsspec
+from fsspec.implementations.local import LocalFileSystem
 
 from marin_assets.core.processes import pid_alive
 
@@ -84,8 +87,8 @@ class RunLease:
         self.path = f"{self._dir.rstrip('/')}/{LEASE_FILE}"
 
     def read(self) -> LeaseRecord | None:
-        """The lease, or None. A local exclusive create makes the file before its bytes land, and a
-        heartbeat rewrites it in place: a read in between sees it empty or cut, so it reads again."""
+        """The lease, or None. A local exclusive create makes the file before its bytes land: a read
+        in between sees it empty or cut, so it reads again (a heartbeat replaces it whole: _replace)."""
         for attempt in range(PARTIAL_READ_RETRIES):
             try:
                 data = self._fs.cat_file(self.path)
@@ -126,8 +129,25 @@ class RunLease:
         self.record.heartbeat = time.time()
         if trainer_pid is not None:
             self.record.trainer_pid = trainer_pid
-        with self._fs.open(self.path, "wb") as f:
-            f.write(json.dumps(asdict(self.record)).encode())
+        self._replace(json.dumps(asdict(self.record)).encode())
+
+    def _replace(self, data: bytes) -> None:
+        """Rewrite the lease whole. The trainer's heartbeat runs in a daemon thread, which the
+        interpreter stops wherever it is at exit: a rewrite in place (truncate, then write) cut there
+        left an empty lease that no later read or release could parse. Locally: a temporary file renamed
+        over it (atomic on POSIX); an object store writes an object whole anyway."""
+        if not isinstance(self._fs, LocalFileSystem):
+            self._fs.pipe_file(self.path, data)
+            return
+        tmp = f"{self.path}.{os.getpid()}-{threading.get_ident()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def release(self) -> None:
         current = self.read()

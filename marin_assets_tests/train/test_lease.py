@@ -117,6 +117,29 @@ def test_a_lease_read_mid_write_is_read_again_and_a_broken_one_is_named(tmp_path
         lease.read()
 
 
+def test_a_heartbeat_stopped_before_it_lands_leaves_the_previous_lease_whole(tmp_path, monkeypatch):
+    # The trainer's heartbeat thread is a daemon: the interpreter stops it wherever it is at exit. A
+    # rewrite in place stopped after its truncate left an empty lease that the launcher's release could
+    # not read (LeaseUnreadable in test_preemption, 2026-12-04); the new bytes now land in one rename.
+    lease = RunLease(str(tmp_path / "run"), "beating")
+    before = lease.acquire().heartbeat
+
+    def stopped(*args):
+        raise SystemExit("interpreter exit")
+
+    monkeypatch.setattr("marin_assets.train.lease.os.replace", stopped)
+    with pytest.raises(SystemExit):
+        lease.heartbeat(trainer_pid=123)
+    monkeypatch.undo()
+    current = lease.read()
+    assert (current.run_id, current.heartbeat, current.trainer_pid) == ("beating", before, None)
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [LEASE_FILE]  # no temporary file left
+    lease.heartbeat(trainer_pid=123)
+    assert lease.read().trainer_pid == 123
+    lease.release()
+    assert not (tmp_path / "run" / LEASE_FILE).exists()
+
+
 def test_the_trainer_finds_its_lease_from_the_environment_and_refuses_a_foreign_one(tmp_path):
     lease = RunLease(str(tmp_path / "run"), "run-a")
     lease.acquire()
