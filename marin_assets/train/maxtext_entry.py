@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
+import traceback
 
 import yaml
 
@@ -173,7 +175,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("config")
     parser.add_argument("--log-file")
     args = parser.parse_args(argv)
-    run(args.config, args.log_file)
+    code = 0
+    try:
+        run(args.config, args.log_file)
+    except SystemExit as exc:  # EXIT_PREEMPTED, or argparse-style exits
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - printed like the interpreter would, then the same exit code
+        traceback.print_exc()
+        code = 1
+    exit_without_teardown(code)
+
+
+def exit_without_teardown(code: int) -> None:
+    """Exit once everything is reported and flushed, skipping interpreter and C++ teardown.
+
+    XLA and TensorStore keep native threads whose destructors can abort the teardown
+    ("terminate called without an active exception", SIGABRT) after a run finished and reported:
+    the launcher would read exit -6 and fail a trained run. Nothing is left to clean up here
+    (Pipes closed, checkpoint finalized, W&B finished), so the teardown is skipped.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ def test_progress_lines_reach_the_dagster_run_log_and_stop_with_the_block(spark)
     progress = [m for m in messages if PROGRESS_LINE.search(m)]
     assert progress, f"no progress line in {messages}"
     done = [int(PROGRESS_LINE.search(m).group(2)) for m in progress]
-    assert done == sorted(done) and done[-1] < 8  # advancing, and logged while the stage still ran
+    # advancing, and logged while the stage still ran (a last poll may see 8/8 before the stage closes)
+    assert done == sorted(done) and done[0] < 8
     assert "sum at" in PROGRESS_LINE.search(progress[0]).group(1)  # the stage is named by its call site
 
 
