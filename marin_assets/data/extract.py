@@ -48,7 +48,9 @@ class ExtractionSettings(Recipe):
     default: str = Field(default="article_or_trafilatura", description="extractor for sources not listed")
     sources: dict[str, str] = Field(default_factory=dict, description="source name -> extractor name")
     timeout_seconds: float | None = Field(
-        default=5.0, gt=0, description="per-record limit; a slower page is quarantined as extraction_timeout"
+        default=5.0, gt=0,
+        description="per-record limit in CPU seconds of the extraction process (wall time would depend on the "
+                    "machine's load); a slower page is quarantined as extraction_timeout"
     )
     extractors: dict[str, ExtractorSpec] = Field(default_factory=_default_extractors)
 

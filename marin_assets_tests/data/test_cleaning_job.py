@@ -90,7 +90,7 @@ def test_slow_page_is_quarantined_inside_spark_and_the_partition_goes_on(spark, 
     assert stats["records_in"] == 3 and stats["conserved"]
     assert stats["quarantined_by_reason"] == {"extraction_timeout": 1}
     [q] = _rows(tmp_path / "out", "quarantine")
-    assert q["file"] == "pages.warc" and q["reason"] == "extraction_timeout: exceeded 1 s"
+    assert q["file"] == "pages.warc" and q["reason"] == "extraction_timeout: exceeded 1 s of CPU time"
     assert stats["kept"] + stats["rejected"] == 2  # the pages after the slow one were cleaned too
 
 
