@@ -71,8 +71,10 @@ class Pod:
 
 
 class StubKube:
-    def __init__(self, run_pods: bool = True):
+    def __init__(self, run_pods: bool = True, create_reply_delay_s: float = 0.0):
         self.run_pods = run_pods         # False: pods stay Pending (no capacity)
+        # A slow API server: the object and its pods exist before the client hears back.
+        self.create_reply_delay_s = create_reply_delay_s
         self.objects: dict[tuple[str, str, str], dict] = {}   # (kind, namespace, name) -> object
         self.pods: dict[str, Pod] = {}
         self.created_pods: list[Pod] = []       # every pod ever scheduled, deleted ones too
@@ -280,7 +282,9 @@ def _handler(kube: StubKube):
             ns, name = match.group("ns"), match.groupdict().get("name")
             try:
                 if action == "create":
-                    return self._send(201, kube.create(kind, ns, body))
+                    created = kube.create(kind, ns, body)
+                    time.sleep(kube.create_reply_delay_s)
+                    return self._send(201, created)
                 if action == "get":
                     return self._send(200, kube.get(kind, ns, name))
                 if action == "delete":

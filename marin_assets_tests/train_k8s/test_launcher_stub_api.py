@@ -149,6 +149,28 @@ def test_interrupt_deletes_the_running_slice(gcs_emulator, short_pipes_drain):
 
 
 @pytest.mark.slow
+def test_interrupt_before_the_create_reply_still_deletes_the_slice(gcs_emulator, short_pipes_drain):
+    """The server made the Job and its pods, but its reply has not arrived when the interrupt lands."""
+    resources = ResourceConfig(accelerator="tpu", tpu_type="v4-16")
+    with StubKube(create_reply_delay_s=5.0) as kube:
+        main = threading.get_ident()
+
+        def interrupt_inside_the_create_call():
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and len(_alive(kube)) < 2:
+                time.sleep(0.05)
+            signal.pthread_kill(main, signal.SIGINT)
+
+        threading.Thread(target=interrupt_inside_the_create_call, daemon=True).start()
+        with pytest.raises((KeyboardInterrupt, dg.DagsterExecutionInterruptedError)):
+            dg.materialize([_asset(resources, "hang")], resources={"tpu": _launcher(kube, gcs_emulator.bucket)})
+        assert ("DELETE", f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs/{kube.created_pods[0].labels['marin.dev/launch']}") \
+            in kube.requests
+        assert all(p.killed for p in kube.created_pods)
+        assert kube.objects == {} and _alive(kube) == []
+
+
+@pytest.mark.slow
 def test_timeout_while_pending_deletes_the_slice(gcs_emulator, short_pipes_drain):
     resources = ResourceConfig(accelerator="tpu", tpu_type="v5litepod-4")  # single host
     with StubKube(run_pods=False) as kube:

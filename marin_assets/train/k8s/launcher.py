@@ -62,16 +62,15 @@ class SliceClient:
         return state
 
     def submit(self, w: SliceWorkload, created: list[str] | None = None) -> None:
-        """Create the Service (if any), then the workload; `created` collects what exists now."""
+        """Create the Service (if any), then the workload; `created` collects what may exist now."""
         created = [] if created is None else created
         if w.service is not None:
-            self.core.create_namespaced_service(w.namespace, w.service)
-            created.append("service")
+            _create(created, "service", self.core.create_namespaced_service, w.namespace, w.service)
         if w.kind == "Job":
-            self.batch.create_namespaced_job(w.namespace, w.body)
+            _create(created, "workload", self.batch.create_namespaced_job, w.namespace, w.body)
         else:
-            self.custom.create_namespaced_custom_object(JOBSET_GROUP, JOBSET_VERSION, w.namespace, JOBSET_PLURAL, w.body)
-        created.append("workload")
+            _create(created, "workload", self.custom.create_namespaced_custom_object,
+                    JOBSET_GROUP, JOBSET_VERSION, w.namespace, JOBSET_PLURAL, w.body)
         self.log(f"submitted {w.kind} {w.namespace}/{w.name} ({w.num_pods} pods)")
 
     def wait(self, w: SliceWorkload) -> SliceState:
@@ -150,6 +149,18 @@ class SliceClient:
             self.delete(w, parts)
         except Exception as exc:  # keep the original error; say what may be left behind
             self.log(f"could not delete {w.kind} {w.namespace}/{w.name} ({exc}); delete it by hand")
+
+
+def _create(created: list[str], part: str, call, *args) -> None:
+    """Count `part` as created before the request goes out: an interrupt can land after the server made
+    the object but before its reply arrives, and cleanup must still delete it. Only an answer from the
+    server (409 name clash, 403, 422) proves nothing was made, so only then is the part dropped."""
+    created.append(part)
+    try:
+        call(*args)
+    except ApiException:
+        created.remove(part)
+        raise
 
 
 def _ignore_missing(call, *args, **kwargs) -> None:
