@@ -82,7 +82,7 @@ class ExtractionWorker:
         self._proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       env=env)  # fmt: skip
         _write(self._proc.stdin, self._config)
-        kind, payload = _read(self._proc.stdout, time.monotonic() + STARTUP_SECONDS)
+        kind, payload = _read(self._proc.stdout, _past(time.monotonic() + STARTUP_SECONDS))
         if kind != "ready":
             self._kill()
             raise ExtractionError(f"extraction worker did not start: {payload}")
@@ -114,27 +114,33 @@ def cpu_seconds(process: psutil.Process) -> float:
 def await_reply(proc: subprocess.Popen, ps: psutil.Process, cpu_before: float, limit_s: float):
     """The child's next message; TimeoutError once it has spent more than limit_s of CPU since
     cpu_before, or WALL_BACKSTOP * limit_s of wall time."""
-    fd, wall_deadline = proc.stdout.fileno(), time.monotonic() + WALL_BACKSTOP * limit_s
-    while not select.select([fd], [], [], POLL_SECONDS)[0]:
+    wall_deadline = time.monotonic() + WALL_BACKSTOP * limit_s
+
+    def over_limit() -> bool:
         try:
             spent = cpu_seconds(ps) - cpu_before
         except psutil.NoSuchProcess:  # it died: reading its pipe reports that (EOFError)
-            break
-        if spent > limit_s or time.monotonic() > wall_deadline:
-            raise TimeoutError
-    return _read(proc.stdout, wall_deadline)
+            return False
+        return spent > limit_s or time.monotonic() > wall_deadline
+
+    return _read(proc.stdout, over_limit)
 
 
-def _read(pipe, deadline: float | None = None):
-    """One message; TimeoutError past the deadline, EOFError when the other side has gone."""
+def _past(deadline: float):
+    return lambda: time.monotonic() > deadline
+
+
+def _read(pipe, give_up=None):
+    """One message; TimeoutError once give_up() says so (asked every POLL_SECONDS while nothing
+    arrives), EOFError when the other side has gone. No give_up: wait as long as it takes."""
     fd = pipe.fileno()
     chunks, need, header = [], HEADER.size, True
     while True:
         while need:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([fd], [], [], left)[0]:
-                    raise TimeoutError
+            if give_up is not None:
+                while not select.select([fd], [], [], POLL_SECONDS)[0]:
+                    if give_up():
+                        raise TimeoutError
             chunk = os.read(fd, min(need, 1 << 20))
             if not chunk:
                 raise EOFError("pipe closed")

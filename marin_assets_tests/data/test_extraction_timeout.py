@@ -85,10 +85,10 @@ def _child(mode: str, wait: float):
 
     import psutil
 
-    from marin_assets.data.extraction_worker import _read, cpu_seconds
+    from marin_assets.data.extraction_worker import _past, _read, cpu_seconds
 
     proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(wait)], stdout=subprocess.PIPE)
-    assert _read(proc.stdout, time.monotonic() + 60) == ("ready", None)
+    assert _read(proc.stdout, _past(time.monotonic() + 60)) == ("ready", None)
     ps = psutil.Process(proc.pid)
     return proc, ps, cpu_seconds(ps)
 

@@ -20,6 +20,8 @@ SCRIPT = textwrap.dedent("""
             sys.exit(maxtext_entry.EXIT_PREEMPTED)
         if outcome == "failed":
             raise maxtext_entry.TrainingFailed("last completed step was 7, expected 59")
+        if outcome == "message":
+            sys.exit("config names no dataset")
 
     maxtext_entry.run = run
     maxtext_entry.main(["unused.yml"])
@@ -30,7 +32,7 @@ def run_entry(outcome: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", SCRIPT, outcome], capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("outcome, code", [("finished", 0), ("preempted", 3), ("failed", 1)])
+@pytest.mark.parametrize("outcome, code", [("finished", 0), ("preempted", 3), ("failed", 1), ("message", 1)])
 def test_the_exit_code_is_the_runs_not_the_teardowns(outcome, code):
     done = run_entry(outcome)
     assert done.returncode == code, done.stderr  # an aborting teardown would read -6
@@ -41,3 +43,8 @@ def test_a_failure_prints_its_traceback_before_exiting():
     done = run_entry("failed")
     assert "TrainingFailed: last completed step was 7, expected 59" in done.stderr
     assert "Traceback" in done.stderr
+
+
+def test_an_exit_with_a_message_prints_it_like_the_interpreter():
+    done = run_entry("message")
+    assert done.stderr.strip().endswith("config names no dataset")
