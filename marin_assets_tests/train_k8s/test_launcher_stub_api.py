@@ -127,22 +127,27 @@ def test_pod_failure_raises_with_log_tail_and_deletes_the_slice(gcs_emulator, sh
         _assert_rbac_grants_every_call(kube)
 
 
+def _interrupt_once_pods_run(kube: StubKube, bucket: str) -> None:
+    """Materialize a hanging v4-16 slice and send the step SIGINT once both of its pods run."""
+    main = threading.get_ident()
+
+    def interrupt_when_running():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(_alive(kube)) < 2:
+            time.sleep(0.05)
+        signal.pthread_kill(main, signal.SIGINT)
+
+    threading.Thread(target=interrupt_when_running, daemon=True).start()
+    resources = ResourceConfig(accelerator="tpu", tpu_type="v4-16")
+    with pytest.raises((KeyboardInterrupt, dg.DagsterExecutionInterruptedError)):
+        dg.materialize([_asset(resources, "hang")], resources={"tpu": _launcher(kube, bucket)})
+
+
 @pytest.mark.slow
 def test_interrupt_deletes_the_running_slice(gcs_emulator, short_pipes_drain):
     """Ctrl-C / a Dagster cancel arrives as an exception in the step; the slice must not outlive it."""
-    resources = ResourceConfig(accelerator="tpu", tpu_type="v4-16")
     with StubKube() as kube:
-        main = threading.get_ident()
-
-        def interrupt_when_running():
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(_alive(kube)) < 2:
-                time.sleep(0.1)
-            signal.pthread_kill(main, signal.SIGINT)
-
-        threading.Thread(target=interrupt_when_running, daemon=True).start()
-        with pytest.raises((KeyboardInterrupt, dg.DagsterExecutionInterruptedError)):
-            dg.materialize([_asset(resources, "hang")], resources={"tpu": _launcher(kube, gcs_emulator.bucket)})
+        _interrupt_once_pods_run(kube, gcs_emulator.bucket)
         assert len(kube.created_pods) == 2
         assert all(p.killed for p in kube.created_pods)
         assert kube.objects == {} and _alive(kube) == []
@@ -151,21 +156,10 @@ def test_interrupt_deletes_the_running_slice(gcs_emulator, short_pipes_drain):
 @pytest.mark.slow
 def test_interrupt_before_the_create_reply_still_deletes_the_slice(gcs_emulator, short_pipes_drain):
     """The server made the Job and its pods, but its reply has not arrived when the interrupt lands."""
-    resources = ResourceConfig(accelerator="tpu", tpu_type="v4-16")
     with StubKube(create_reply_delay_s=5.0) as kube:
-        main = threading.get_ident()
-
-        def interrupt_inside_the_create_call():
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(_alive(kube)) < 2:
-                time.sleep(0.05)
-            signal.pthread_kill(main, signal.SIGINT)
-
-        threading.Thread(target=interrupt_inside_the_create_call, daemon=True).start()
-        with pytest.raises((KeyboardInterrupt, dg.DagsterExecutionInterruptedError)):
-            dg.materialize([_asset(resources, "hang")], resources={"tpu": _launcher(kube, gcs_emulator.bucket)})
-        assert ("DELETE", f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs/{kube.created_pods[0].labels['marin.dev/launch']}") \
-            in kube.requests
+        _interrupt_once_pods_run(kube, gcs_emulator.bucket)
+        job = kube.created_pods[0].labels["marin.dev/launch"]
+        assert ("DELETE", f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs/{job}") in kube.requests
         assert all(p.killed for p in kube.created_pods)
         assert kube.objects == {} and _alive(kube) == []
 
