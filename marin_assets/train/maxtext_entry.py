@@ -179,9 +179,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         run(args.config, args.log_file)
     except SystemExit as exc:  # EXIT_PREEMPTED, or argparse-style exits
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if exc.code is not None and not isinstance(exc.code, int):
-            print(exc.code, file=sys.stderr)  # sys.exit("message") prints it; so must we
+        code = 0 if exc.code is None else exc.code
+        if not isinstance(code, int):  # sys.exit("message"): printed, exit 1, as the interpreter does
+            print(code, file=sys.stderr)
+            code = 1
     except BaseException:  # noqa: BLE001 - printed like the interpreter would, then the same exit code
         traceback.print_exc()
         code = 1

@@ -137,29 +137,28 @@ def word_class(word: str) -> int:
     return (0 if PUNCTUATION.issuperset(word) else NON_SYMBOL) | (HAS_LETTER if any(map(str.isalpha, word)) else 0)
 
 
-class _ChunkWords(dict):
-    """chunk -> its words (a chunk of letters only that is no special case: itself). Bounded: cleared when full."""
+class _BoundedMemo(dict):
+    """key -> compute(key), computed on the first lookup (`__missing__`, so lookups can run inside `map`).
+    Bounded: cleared when full."""
 
-    def __missing__(self, chunk: str) -> tuple[str, ...]:
+    def __init__(self, compute):
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, key: str):
         if len(self) >= _MEMO_MAX:
             self.clear()
-        spacy = rules()
-        words = (chunk,) if chunk.isalpha() and chunk not in spacy.special else spacy.split_chunk(chunk)
-        self[chunk] = words
-        return words
+        value = self[key] = self.compute(key)
+        return value
 
 
-class _WordClasses(dict):
-    """word -> word_class(word). Bounded: cleared when full."""
-
-    def __missing__(self, word: str) -> int:
-        if len(self) >= _MEMO_MAX:
-            self.clear()
-        bits = self[word] = word_class(word)
-        return bits
+def _chunk_words(chunk: str) -> tuple[str, ...]:
+    """A chunk's words: itself when it is letters only and no special case, else spaCy's split."""
+    spacy = rules()
+    return (chunk,) if chunk.isalpha() and chunk not in spacy.special else spacy.split_chunk(chunk)
 
 
-_CHUNK_WORDS, _WORD_CLASSES = _ChunkWords(), _WordClasses()
+_CHUNK_WORDS, _WORD_CLASSES = _BoundedMemo(_chunk_words), _BoundedMemo(word_class)
 
 
 def split_document(text: str) -> tuple[list[str], np.ndarray]:
