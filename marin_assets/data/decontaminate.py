@@ -25,18 +25,34 @@ _PUNCT = re.compile(r"[\W_]+")  # everything but letters and digits (Unicode-awa
 _BASE = np.uint64(0x100000001B3)
 
 
+_MEMO_MAX = 500_000  # distinct tokens remembered per process
+
+
+class _NormalizedTokens(dict):
+    """token -> its normalised word, computed on the first lookup (so lookups can run inside `map`)."""
+
+    def __missing__(self, token: str) -> str:
+        if len(self) >= _MEMO_MAX:
+            self.clear()
+        word = self[token] = _PUNCT.sub("", token.lower())
+        return word
+
+
+_NORMALIZED = _NormalizedTokens()
+
+
 def normalized_tokens(text: str) -> list[tuple[int, int, str]]:
     """(start, end, word) of every whitespace token that keeps a letter or digit once normalised."""
     out = []
     for m in _TOKEN.finditer(text):
-        word = _PUNCT.sub("", m.group().lower())
-        if word:
+        if word := _NORMALIZED[m.group()]:
             out.append((m.start(), m.end(), word))
     return out
 
 
 def normalized_words(text: str) -> list[str]:
-    return [w for _, _, w in normalized_tokens(text)]
+    """The words of normalized_tokens, without positions (str.split splits where \\S+ ends: str.isspace)."""
+    return list(filter(None, map(_NORMALIZED.__getitem__, text.split())))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -76,11 +92,11 @@ def decontaminate(
     min_remaining_fraction: float = 0.5,
 ) -> Decontaminated:
     """Check one document against every eval set's index; drop it or cut out the overlapping words."""
-    tokens = normalized_tokens(text)
-    grams = ngram_hashes([w for _, _, w in tokens], ngram)
+    words = normalized_words(text)
+    grams = ngram_hashes(words, ngram)
     if grams.size == 0 or not index:
         return Decontaminated(text)
-    covered = np.zeros(len(tokens), dtype=bool)
+    covered = np.zeros(len(words), dtype=bool)
     matched = {}
     for name in sorted(index):
         hit = np.isin(grams, index[name], assume_unique=False)
@@ -93,9 +109,10 @@ def decontaminate(
     worst = max(sorted(matched), key=matched.get)
     reason = f"{REASON_PREFIX}:{worst}"
     removed = int(covered.sum())
-    if policy == "drop" or len(tokens) - removed < min_remaining_fraction * len(tokens):
+    if policy == "drop" or len(words) - removed < min_remaining_fraction * len(words):
         return Decontaminated(text, matched, removed, reject=reason)
-    return Decontaminated(_cut(text, tokens, covered), matched, removed)
+    # the words' positions, only for the rare document that overlaps
+    return Decontaminated(_cut(text, normalized_tokens(text), covered), matched, removed)
 
 
 def _cut(text: str, tokens: list[tuple[int, int, str]], covered: np.ndarray) -> str:

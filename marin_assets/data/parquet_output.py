@@ -1,7 +1,8 @@
 """Deterministic Parquet output from Spark: same rows in -> byte-identical files out.
 
-Rows go to a fixed number of files by a hash of their key (not by Spark's scheduling); each Spark
-task writes its files with pyarrow (sorted, fixed names part-00000.parquet..., no timestamps), straight
+Rows go to a fixed number of files by a hash of their key (not by Spark's scheduling): the hash
+Spark's own hash partitioning uses, so file i's rows are exactly partition i's and every task writes
+one file (another hash would send several files to one task and none to others). Each task writes with pyarrow (sorted, fixed names part-00000.parquet..., no timestamps), straight
 to the storage URI, so the data never funnels through the driver.
 """
 
@@ -58,14 +59,21 @@ def _bucket_writer(schema: pa.Schema, out_dir: str, sort_keys: list[str]):
     return write
 
 
-def write_parquet(df, schema: pa.Schema, out_dir: str, n_files: int, key: str, sort_keys: list[str]) -> int:
-    """Write Spark DataFrame `df` (columns ⊇ schema.names) as n_files Parquet files; returns rows written."""
+def bucketed(df, n_files: int, key: str):
+    """df with each row's file index (_BUCKET), in n_files partitions where partition i holds file i's rows.
+
+    repartition(n, key) sends a row to pmod(murmur3(key), n), which is Spark's hash(key): the same value.
+    """
     from pyspark.sql import functions as F
 
+    return df.withColumn(_BUCKET, F.pmod(F.hash(key), F.lit(n_files)).cast("int")).repartition(n_files, key)
+
+
+def write_parquet(df, schema: pa.Schema, out_dir: str, n_files: int, key: str, sort_keys: list[str]) -> int:
+    """Write Spark DataFrame `df` (columns ⊇ schema.names) as n_files Parquet files; returns rows written."""
     fsspec.core.url_to_fs(out_dir)[0].makedirs(out_dir, exist_ok=True)
-    bucketed = df.withColumn(_BUCKET, F.expr(f"pmod(xxhash64({key}), {n_files})").cast("int"))
     written = (
-        bucketed.repartition(n_files, _BUCKET)
+        bucketed(df, n_files, key)
         .mapInArrow(_bucket_writer(schema, out_dir, sort_keys), "bucket int, rows long")
         .collect()
     )

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from marin_assets.data.decontaminate import DecontaminationStep, build_index, decontaminate, ngram_hashes, normalized_words
+from marin_assets.data.decontaminate import (
+    DecontaminationStep, build_index, decontaminate, ngram_hashes, normalized_tokens, normalized_words,
+)
 from marin_assets.data.step_outcome import Value
 from marin_assets_tests.data.planted_corpus import prose
 
@@ -16,6 +18,14 @@ def test_normalisation_is_lowercase_without_punctuation():
     assert normalized_words("Hello, World! -- it's 3.5 o'clock.") == ["hello", "world", "its", "35", "oclock"]
     assert ngram_hashes(["a"] * 5, 13).size == 0
     assert np.array_equal(ngram_hashes(normalized_words("A b, C"), 2), ngram_hashes(["a", "b", "c"], 2))
+
+
+def test_words_without_positions_equal_the_tokens_words():
+    # normalized_words splits with str.split, the tokens with \S+: the same words, whatever the whitespace
+    spaces = ["\u00a0", "\u2028", "\x1c", "\x85", "\u3000", "\t", "\n", " ", "\u200b", "\ufeff"]
+    text = "".join(f"W{i}rd,{space}-- {space}" for i, space in enumerate(spaces * 3)) + prose(5)
+    assert normalized_words(text) == [word for _, _, word in normalized_tokens(text)]
+    assert normalized_words(text) == normalized_words(text)  # the memo's second answers are the first ones
 
 
 def test_planted_passage_is_cut_out_and_the_rest_kept():

@@ -210,13 +210,19 @@ def test_word_classes_equal_the_reference():
     assert TextView("x² ½ Ⅲ the").alpha_word_count == 2
 
 
-def test_split_words_memo_is_bounded_and_stays_correct(monkeypatch):
-    from marin_assets.data.filters import words as words_module
+def test_word_table_is_bounded_and_stays_correct(monkeypatch):
+    from marin_assets.data.filters import word_table
 
-    monkeypatch.setattr(words_module, "_MEMO_MAX", 5)
+    monkeypatch.setattr(word_table, "_MEMO_MAX", 5)
     sample = "It's (well-known), see http://x.org/a. Mail a@b.org! 3.14 U.S. GPL-2 (again), and again."
+    first = TextView(sample)
+    assert first.n_words == len(reference_split_words(sample))  # split now, into the table in use
     assert split_words(sample) == split_words(sample) == reference_split_words(sample)
-    assert len(words_module._CHUNK_WORDS) <= 5
+    # a full table is replaced between documents: at most one document's chunks in the one in use
+    assert len(word_table._TABLE.chunk_ids) <= len(set(sample.split()))
+    # a document split before the replacement keeps its own table
+    assert first.words == reference_split_words(sample)
+    assert first.word_lengths.tolist() == [len(w) for w in first.words]
 
 
 def test_rewrapped_view_shares_words_only_when_text_differs_in_whitespace():

@@ -24,3 +24,20 @@ def test_small_and_empty_tables_are_one_row_group():
     small = pa.table({"id": ["a", "b"], "text": ["x", "y"]})
     assert row_group_rows(small) == 2
     assert row_group_rows(small.slice(0, 0)) == 1
+
+
+def test_each_write_task_holds_exactly_one_file(spark, tmp_path):
+    # file i's rows are partition i's: no task writes two files while another writes none
+    from marin_assets.data.parquet_output import _BUCKET, bucketed, part_name, write_parquet
+
+    df = spark.createDataFrame([(f"doc-{i}", "x" * (i % 7)) for i in range(2_000)], "id string, text string")
+    for n_files in (2, 3, 4, 8):
+        parts = bucketed(df, n_files, "id").rdd.mapPartitionsWithIndex(
+            lambda index, rows: [(index, sorted({row[_BUCKET] for row in rows}))]
+        ).collect()
+        assert sorted(parts) == [(i, [i]) for i in range(n_files)], n_files
+    schema = pa.schema([("id", pa.string()), ("text", pa.string())])
+    assert write_parquet(df, schema, str(tmp_path / "out"), 3, "id", ["id"]) == 2_000
+    tables = [pq.read_table(tmp_path / "out" / part_name(i)) for i in range(3)]
+    assert sum(t.num_rows for t in tables) == 2_000 and all(t.num_rows > 500 for t in tables)
+    assert all(t["id"].to_pylist() == sorted(t["id"].to_pylist()) for t in tables)

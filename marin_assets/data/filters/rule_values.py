@@ -67,14 +67,14 @@ MEASURES: dict[str, Callable[[TextView, object], float]] = {
     "gopher_quality:gopher_long_doc": _content_words,
     "gopher_quality:gopher_below_avg_threshold": lambda v, s: round(float(v.word_lengths[v.non_symbol_mask].mean()), 3),
     "gopher_quality:gopher_above_avg_threshold": lambda v, s: round(float(v.word_lengths[v.non_symbol_mask].mean()), 3),
-    "gopher_quality:gopher_too_many_hashes": lambda v, s: _frac(v.text.count("#"), len(v.words)),
-    "gopher_quality:gopher_too_many_ellipsis": lambda v, s: _frac(v.text.count("...") + v.text.count("\u2026"), len(v.words)),
+    "gopher_quality:gopher_too_many_hashes": lambda v, s: _frac(v.text.count("#"), v.n_words),
+    "gopher_quality:gopher_too_many_ellipsis": lambda v, s: _frac(v.text.count("...") + v.text.count("\u2026"), v.n_words),
     "gopher_quality:gopher_too_many_bullets": lambda v, s: _frac(
         sum(line.lstrip().startswith(("\u2022", "-")) for line in _lines(v)), len(_lines(v))),
     "gopher_quality:gopher_too_many_end_ellipsis": lambda v, s: _frac(
         sum(line.rstrip().endswith(("...", "\u2026")) for line in _lines(v)), len(_lines(v))),
-    "gopher_quality:gopher_below_alpha_threshold": lambda v, s: _frac(v.alpha_word_count, len(v.words)),
-    "gopher_quality:gopher_enough_stop_words": lambda v, s: len(set(s.gopher_quality.stop_words).intersection(v.words)),
+    "gopher_quality:gopher_below_alpha_threshold": lambda v, s: _frac(v.alpha_word_count, v.n_words),
+    "gopher_quality:gopher_enough_stop_words": lambda v, s: v.distinct_words_among(s.gopher_quality.stop_words),
     "c4:too_few_sentences": lambda v, s: _c4_sentences(v.text, s.c4),
     "fineweb:short_line_ratio": lambda v, s: _frac(
         sum(len(line) <= s.fineweb.short_line_length for line in _fineweb_lines(v)), len(_fineweb_lines(v))),

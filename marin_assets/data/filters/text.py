@@ -12,7 +12,8 @@ from functools import cached_property
 import numpy as np
 
 from marin_assets.data.filters.punctuation import PUNCTUATION, TERMINAL_PUNCTUATION
-from marin_assets.data.filters.words import HAS_LETTER, NON_SYMBOL, split_document, split_words
+from marin_assets.data.filters.word_table import DocumentWords, document_words, split_words
+from marin_assets.data.filters.words import HAS_LETTER, NON_SYMBOL
 
 __all__ = ["PUNCTUATION", "TERMINAL_PUNCTUATION", "TextView", "count_sentences", "find_duplicates",
            "retained_fraction", "split_words"]  # fmt: skip
@@ -67,30 +68,29 @@ class TextView:
         return view
 
     @cached_property
-    def _split(self) -> tuple[list[str], np.ndarray]:
-        return split_document(self.text)
+    def _split(self) -> DocumentWords:
+        return document_words(self.text)
 
     @cached_property
     def words(self) -> list[str]:
-        return self._split[0]
+        return self._split.strings
 
     @property
     def n_words(self) -> int:
-        return len(self.words)
+        return len(self._split)
 
     @cached_property
     def word_lengths(self) -> np.ndarray:
-        return np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words))
+        return self._split.lengths
 
     @cached_property
     def word_hashes(self) -> np.ndarray:
-        # Python's str hash: fast and consistent within one process, which is all n-gram counting needs.
-        return np.fromiter(map(hash, self.words), dtype=np.int64, count=len(self.words)).view(np.uint64)
+        return self._split.hashes
 
     @cached_property
     def word_classes(self) -> np.ndarray:
         """Per word: NON_SYMBOL (a character outside the punctuation set) | HAS_LETTER (a letter)."""
-        return self._split[1]
+        return self._split.classes
 
     @cached_property
     def non_symbol_mask(self) -> np.ndarray:
@@ -104,7 +104,7 @@ class TextView:
 
     def distinct_words_among(self, words: tuple[str, ...]) -> int:
         """How many of `words` occur in the text (as words)."""
-        return len(set(words).intersection(self.words))
+        return self._split.distinct_among(words)
 
     @cached_property
     def word_char_offsets(self) -> np.ndarray:

@@ -8,10 +8,8 @@ installed spaCy): per whitespace-separated chunk, special cases ("cannot" -> "ca
 "e.g."), then prefixes and suffixes stripped one at a time, then URL-like chunks kept whole, then
 infixes split. The special-case matcher spaCy runs afterwards is applied within a chunk.
 
-A chunk's tokens depend on the chunk alone and chunks recur across documents, so each distinct
-chunk is split once per process (bounded memo); chunks of letters only that are no special case
-(most words) are words as they are. The words' classes (word_class, for Gopher quality) come from a
-second memo, by word.
+A chunk's tokens depend on the chunk alone and chunks recur across documents: word_table.py splits
+each distinct chunk once per process and turns documents into word ids.
 """
 
 from __future__ import annotations
@@ -19,17 +17,12 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from itertools import chain
 from pathlib import Path
-
-import numpy as np
 
 from marin_assets.data.filters.punctuation import PUNCTUATION
 from marin_assets.data.filters.suffix_search import end_anchored_search
 
 RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
-# Entries per memo. A Debian worker sees ~435k distinct chunks and ~300k words in 40k documents (~120 MB for both).
-_MEMO_MAX = 600_000
 NON_SYMBOL, HAS_LETTER = 1, 2  # word class bits (word_class)
 
 
@@ -135,42 +128,3 @@ def word_class(word: str) -> int:
     """NON_SYMBOL: a character outside the punctuation set; HAS_LETTER: a str.isalpha character (as datatrove:
     not \\w, "²" is no letter). A word of letters only is both (no letter is punctuation)."""
     return (0 if PUNCTUATION.issuperset(word) else NON_SYMBOL) | (HAS_LETTER if any(map(str.isalpha, word)) else 0)
-
-
-class _BoundedMemo(dict):
-    """key -> compute(key), computed on the first lookup (`__missing__`, so lookups can run inside `map`).
-    Bounded: cleared when full."""
-
-    def __init__(self, compute):
-        super().__init__()
-        self.compute = compute
-
-    def __missing__(self, key: str):
-        if len(self) >= _MEMO_MAX:
-            self.clear()
-        value = self[key] = self.compute(key)
-        return value
-
-
-def _chunk_words(chunk: str) -> tuple[str, ...]:
-    """A chunk's words: itself when it is letters only and no special case, else spaCy's split."""
-    spacy = rules()
-    return (chunk,) if chunk.isalpha() and chunk not in spacy.special else spacy.split_chunk(chunk)
-
-
-_CHUNK_WORDS, _WORD_CLASSES = _BoundedMemo(_chunk_words), _BoundedMemo(word_class)
-
-
-def split_document(text: str) -> tuple[list[str], np.ndarray]:
-    """(split_words(text), each word's class bits as int8).
-
-    Every chunk and every word goes through a memo whose lookups run inside `map` (C, no Python
-    loop per word); a miss (__missing__) splits the chunk or classes the word once per process.
-    """
-    words = list(chain.from_iterable(map(_CHUNK_WORDS.__getitem__, text.split())))
-    return words, np.fromiter(map(_WORD_CLASSES.__getitem__, words), dtype=np.int8, count=len(words))
-
-
-def split_words(text: str) -> list[str]:
-    """datatrove's split_into_words(text) for English: spaCy tokens, whitespace tokens left out."""
-    return split_document(text)[0]
