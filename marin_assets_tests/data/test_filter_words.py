@@ -66,6 +66,6 @@ def test_shipped_rules_are_the_installed_spacys():
         pytest.skip(f"rules from spaCy {shipped.version}, spaCy {spacy.__version__} installed")
     assert shipped.prefix.__self__.pattern == tok.prefix_search.__self__.pattern
     assert shipped.suffix_pattern == tok.suffix_search.__self__.pattern
-    assert shipped.infix.__self__.pattern == tok.infix_finditer.__self__.pattern
+    assert shipped.infix_pattern == tok.infix_finditer.__self__.pattern
     assert shipped.url.__self__.pattern == tok.url_match.__self__.pattern
     assert shipped.special == {k: tuple(t[ORTH] for t in v) for k, v in tok.rules.items() if not k.isspace()}

@@ -19,6 +19,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from marin_assets.data.filters.infix_search import all_matches
 from marin_assets.data.filters.punctuation import PUNCTUATION
 from marin_assets.data.filters.suffix_search import end_anchored_search
 
@@ -32,14 +33,15 @@ class SpacyEnglishRules:
         self.prefix = re.compile(data["prefix"]).search
         self.suffix_pattern = data["suffix"]
         self.suffix = end_anchored_search(self.suffix_pattern)  # the same matches, looking at the chunk's end
-        self.infix = re.compile(data["infix"]).finditer
+        self.infix_pattern = data["infix"]
+        self.infix = all_matches(self.infix_pattern)  # list(finditer), tried only where a match can start
         self.url = re.compile(data["url"]).match
         self.token_match = re.compile(data["token_match"]).match if data["token_match"] else (lambda s: None)
         self.special: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in data["special_cases"].items()}
         # special cases made of affix characters are also found across the tokens of a chunk (spaCy's matcher)
         self.matched: dict[tuple[str, ...], tuple[str, ...]] = {}
         for key, tokens in self.special.items():
-            if self.prefix(key) or self.suffix(key) or any(True for _ in self.infix(key)):
+            if self.prefix(key) or self.suffix(key) or self.infix(key):
                 pattern = tuple(self._affixes(key, specials=False))
                 if len(pattern) > 1:
                     self.matched.setdefault(pattern, tokens)
@@ -87,7 +89,7 @@ class SpacyEnglishRules:
                 tokens.append(s)
             elif s in special:
                 tokens.extend(special[s])
-            elif infixes := list(self.infix(s)):
+            elif infixes := self.infix(s):
                 offset = 0
                 for m in infixes:
                     if offset == 0 and m.start() == 0:
