@@ -2,14 +2,14 @@
 
 Rows go to a fixed number of files by a hash of their key (not by Spark's scheduling): the hash
 Spark's own hash partitioning uses, so file i's rows are exactly partition i's and every task writes
-one file (another hash would send several files to one task and none to others). Each task writes with pyarrow (sorted, fixed names part-00000.parquet..., no timestamps), straight
-to the storage URI, so the data never funnels through the driver.
+one file (another hash would send several files to one task and none to others). Each task writes
+its file with pyarrow (sorted, fixed names part-00000.parquet..., no timestamps), straight to the
+storage URI, so the data never funnels through the driver.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
 from collections.abc import Iterator
 
 import fsspec
@@ -40,15 +40,22 @@ def write_arrow_table(table: pa.Table, uri: str) -> None:
 
 
 def _bucket_writer(schema: pa.Schema, out_dir: str, sort_keys: list[str]):
+    """mapInArrow body over `bucketed`'s partitions: a partition's rows are all one file's (checked)."""
+
     def write(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        by_bucket: dict[int, list[pa.RecordBatch]] = defaultdict(list)
+        bucket, parts = None, []
         for batch in batches:
-            table = pa.Table.from_batches([batch])
-            for bucket in pc.unique(table[_BUCKET]).to_pylist():
-                part = table.filter(pc.equal(table[_BUCKET], bucket))
-                by_bucket[bucket].extend(part.select(schema.names).cast(schema).to_batches())
+            if not batch.num_rows:
+                continue
+            low_high = pc.min_max(batch.column(_BUCKET))
+            low, high = low_high["min"].as_py(), low_high["max"].as_py()
+            bucket = low if bucket is None else bucket
+            if low != bucket or high != bucket:
+                raise ValueError(f"one write task got rows of files {sorted({bucket, low, high})}: "
+                                 "rows must be partitioned by bucketed()")  # fmt: skip
+            parts.extend(pa.Table.from_batches([batch]).select(schema.names).cast(schema).to_batches())
         buckets, rows = [], []
-        for bucket, parts in sorted(by_bucket.items()):
+        if bucket is not None:
             table = pa.Table.from_batches(parts, schema=schema).sort_by([(k, "ascending") for k in sort_keys])
             write_arrow_table(table.combine_chunks(), posixpath.join(out_dir, part_name(bucket)))
             buckets.append(bucket)

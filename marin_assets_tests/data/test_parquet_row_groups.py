@@ -41,3 +41,17 @@ def test_each_write_task_holds_exactly_one_file(spark, tmp_path):
     tables = [pq.read_table(tmp_path / "out" / part_name(i)) for i in range(3)]
     assert sum(t.num_rows for t in tables) == 2_000 and all(t.num_rows > 500 for t in tables)
     assert all(t["id"].to_pylist() == sorted(t["id"].to_pylist()) for t in tables)
+
+
+def test_a_write_task_given_two_files_rows_fails_instead_of_writing_both(tmp_path):
+    import pytest
+
+    from marin_assets.data.parquet_output import _BUCKET, _bucket_writer
+
+    schema = pa.schema([("id", pa.string())])
+    write = _bucket_writer(schema, str(tmp_path), ["id"])
+    one = pa.RecordBatch.from_pydict({"id": ["a", "b"], _BUCKET: pa.array([1, 1], pa.int32())})
+    assert next(write(iter([one]))).to_pydict() == {"bucket": [1], "rows": [2]}
+    mixed = pa.RecordBatch.from_pydict({"id": ["c"], _BUCKET: pa.array([2], pa.int32())})
+    with pytest.raises(ValueError, match=r"files \[1, 2\]"):
+        next(write(iter([one, mixed])))
