@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--repeat", type=int, default=3, help="whole-path rounds per container (median, range)")
     parser.add_argument("--no-stages", action="store_true", help="skip the one-core per-stage table")
+    parser.add_argument("--only", choices=sorted(TARGET_MB_S), help="measure this container alone")
     args = parser.parse_args()
     corpus = Path(args.corpus)
     if not (corpus / "manifest.json").exists():
@@ -122,6 +123,8 @@ def main() -> None:
     verdicts = []
     for spec in load_sources().sources:
         container = spec.name.removeprefix("bench_")
+        if args.only and container != args.only:
+            continue
         files = list_source_files(spec)
         curation = curation_for(recipe, spec.name, eval_index, model)
         if not args.no_stages:

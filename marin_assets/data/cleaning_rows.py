@@ -25,6 +25,12 @@ EXTRACTION_FAILED = "extraction_failed"
 EXTRACTION_TIMEOUT = "extraction_timeout"
 EMPTY_TEXT = "empty_text"
 
+# Records turned into Python objects at a time. Spark's Arrow batches hold up to 32 MB (thousands of
+# records); as Python strings, rows and cleaned texts they grew a worker to ~1.1 GB, and fresh memory
+# costs (page faults): cleaning slices of this many records peaks at ~0.65 GB and took ~1.4 s less
+# system time per 30k documents. Language id still batches ~2,500 windows per slice (language_batch).
+PYTHON_ROWS = 1000
+
 # One row per record; also the column order of the Spark schemas in cleaning_job.
 RECORD_COLUMNS = ["kind", "id", "url", "content", "content_type", "metadata", "raw_length", "file", "offset",
                   "reason", "excerpt"]  # fmt: skip
@@ -177,12 +183,14 @@ class RecordCleaner:
 
         schema = row_arrow_schema()
         try:
-            for batch in batches:
-                columns = [batch.column(name).to_pylist() for name in RECORD_COLUMNS]
-                rows = self.clean_many([dict(zip(RECORD_COLUMNS, values)) for values in zip(*columns)])
-                self._add_bands(rows)
-                yield pa.RecordBatch.from_arrays([pa.array([row[name] for row in rows], schema.field(name).type)
-                                                  for name in ROW_COLUMNS], schema=schema)  # fmt: skip
+            for whole in batches:
+                for start in range(0, whole.num_rows, PYTHON_ROWS):
+                    batch = whole.slice(start, PYTHON_ROWS)  # a view: no copy
+                    columns = [batch.column(name).to_pylist() for name in RECORD_COLUMNS]
+                    rows = self.clean_many([dict(zip(RECORD_COLUMNS, values)) for values in zip(*columns)])
+                    self._add_bands(rows)
+                    yield pa.RecordBatch.from_arrays([pa.array([row[name] for row in rows], schema.field(name).type)
+                                                      for name in ROW_COLUMNS], schema=schema)  # fmt: skip
         finally:
             self.close()  # the extraction child process ends with the partition
 

@@ -16,6 +16,7 @@ from functools import cache
 
 @cache
 def _identifier():
+    """py3langid's identifier as py3langid loads it (the reference; the pipeline maps the same arrays)."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
@@ -32,8 +33,9 @@ def sample_windows(text: str, samples: int, sample_chars: int) -> list[str]:
 @cache
 def _batch_identifier():
     from marin_assets.data.language_batch import BatchIdentifier
+    from marin_assets.data.language_model import mapped_identifier
 
-    return BatchIdentifier(_identifier())
+    return BatchIdentifier(mapped_identifier())
 
 
 def identify_language(text: str, samples: int = 5, sample_chars: int = 500) -> tuple[str, float]:

@@ -13,6 +13,7 @@ import posixpath
 from collections.abc import Iterator
 
 import fsspec
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -27,16 +28,68 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
-def row_group_rows(table: pa.Table, target_bytes: int = ROW_GROUP_BYTES) -> int:
-    """Rows per row group so that one holds about target_bytes of the table (a function of the table alone)."""
+def row_group_rows(table: pa.Table, target_bytes: int | None = None) -> int:
+    """Rows per row group so that one holds about target_bytes of the table's values.
+
+    Values, not buffers: a table's nbytes counts each chunk's offsets and validity bitmap, so it
+    would depend on how the rows arrived in batches, and the file's bytes with it.
+    """
     if table.num_rows == 0:
         return 1
-    return max(1, min(table.num_rows, target_bytes * table.num_rows // max(table.nbytes, 1)))
+    target_bytes = ROW_GROUP_BYTES if target_bytes is None else target_bytes
+    return max(1, min(table.num_rows, target_bytes * table.num_rows // max(value_bytes(table), 1)))
 
 
-def write_arrow_table(table: pa.Table, uri: str) -> None:
-    with fsspec.open(uri, "wb") as f:
-        pq.write_table(table, f, compression="zstd", write_statistics=True, row_group_size=row_group_rows(table))
+def value_bytes(table: pa.Table) -> int:
+    """The bytes of the table's values: strings and binaries by length, fixed-width types by width,
+    nested types by their buffers (chunking changes those a little)."""
+    total = 0
+    for column in table.columns:
+        kind = column.type
+        if pa.types.is_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_string(kind) or (
+                pa.types.is_large_binary(kind)):  # fmt: skip
+            total += pc.sum(pc.binary_length(column)).as_py() or 0
+        elif pa.types.is_null(kind):
+            continue
+        elif pa.types.is_primitive(kind):  # numbers, booleans, dates and times: fixed width
+            total += kind.bit_width * len(column) // 8
+        else:
+            total += column.nbytes
+    return total
+
+
+def write_arrow_table(table: pa.Table, uri: str, sort_keys: list[str] | None = None) -> None:
+    """Write `table` (sorted by sort_keys) as one Parquet file, a row group at a time.
+
+    Only the sort indices and one row group are ever copied: a write task holding a file's rows does
+    not make a second, sorted copy of them all (fresh memory costs, and a VM may charge page faults).
+    """
+    rows = row_group_rows(table)
+    order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in sort_keys]) if sort_keys else None
+    with fsspec.open(uri, "wb") as f, pq.ParquetWriter(f, table.schema, compression="zstd",
+                                                       write_statistics=True) as writer:  # fmt: skip
+        if table.num_rows == 0:
+            writer.write_table(table, row_group_size=rows)
+        for start in range(0, table.num_rows, rows):
+            part = table.slice(start, rows) if order is None else take_rows(table, order[start : start + rows])
+            writer.write_table(part.combine_chunks(), row_group_size=rows)
+
+
+def take_rows(table: pa.Table, indices, memory_pool: pa.MemoryPool | None = None) -> pa.Table:
+    """table.take(indices), copying only the rows taken: pyarrow's take on a table of several chunks
+    first joins each column's chunks into one array (a copy of the whole table)."""
+    batches = [b for b in table.to_batches() if b.num_rows]
+    indices = np.asarray(indices, dtype=np.int64)
+    if len(batches) <= 1:
+        return pc.take(table, indices, memory_pool=memory_pool)
+    starts = np.cumsum([0] + [b.num_rows for b in batches])
+    chunk = np.searchsorted(starts, indices, side="right") - 1
+    by_chunk = np.argsort(chunk, kind="stable")  # the rows grouped by chunk, in their order within it
+    bounds = np.searchsorted(chunk[by_chunk], np.arange(len(batches) + 1))
+    pieces = [pc.take(batches[c], indices[by_chunk[bounds[c] : bounds[c + 1]]] - starts[c], memory_pool=memory_pool)
+              for c in range(len(batches)) if bounds[c] < bounds[c + 1]]  # fmt: skip
+    grouped = pa.Table.from_batches(pieces, schema=table.schema).combine_chunks(memory_pool=memory_pool)
+    return pc.take(grouped, np.argsort(by_chunk, kind="stable"), memory_pool=memory_pool)  # back to indices' order
 
 
 def _bucket_writer(schema: pa.Schema, out_dir: str, sort_keys: list[str]):
@@ -56,8 +109,8 @@ def _bucket_writer(schema: pa.Schema, out_dir: str, sort_keys: list[str]):
             parts.extend(pa.Table.from_batches([batch]).select(schema.names).cast(schema).to_batches())
         buckets, rows = [], []
         if bucket is not None:
-            table = pa.Table.from_batches(parts, schema=schema).sort_by([(k, "ascending") for k in sort_keys])
-            write_arrow_table(table.combine_chunks(), posixpath.join(out_dir, part_name(bucket)))
+            table = pa.Table.from_batches(parts, schema=schema)
+            write_arrow_table(table, posixpath.join(out_dir, part_name(bucket)), sort_keys)
             buckets.append(bucket)
             rows.append(table.num_rows)
         yield pa.RecordBatch.from_pydict({"bucket": buckets, "rows": rows},

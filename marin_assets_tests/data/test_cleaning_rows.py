@@ -35,3 +35,17 @@ def test_batched_bands_equal_one_record_at_a_time():
     assert kept.sum() > 20 and expected.loc[kept, "bands"].notna().all()
     for b, o in zip(batched["bands"], expected["bands"], strict=True):
         assert (list(b) if b is not None else None) == (list(o) if o is not None else None)
+
+
+def test_a_large_arrow_batch_is_cleaned_in_slices_with_the_same_rows(monkeypatch):
+    """Spark hands over batches of thousands of records; they are turned into Python objects a slice at a
+    time (bounded worker memory), with the same rows as the whole batch at once."""
+    import marin_assets.data.cleaning_rows as cleaning_rows
+
+    records = _records("dirty_web") + _records("debian_licenses")
+    batch = pa.RecordBatch.from_pylist(records)
+    whole = pa.Table.from_batches(list(RecordCleaner(load_cleaning_recipe()).clean_batches([batch])))
+    monkeypatch.setattr(cleaning_rows, "PYTHON_ROWS", 7)
+    sliced = list(RecordCleaner(load_cleaning_recipe()).clean_batches([batch]))
+    assert [b.num_rows for b in sliced] == [7] * (len(records) // 7) + ([len(records) % 7] if len(records) % 7 else [])
+    assert pa.Table.from_batches(sliced).equals(whole)

@@ -26,6 +26,7 @@ ALLOWED = {
     ("data/cleaning_report.py", "file_level", "collect"): "one row per damaged file, one per repair reason",
     ("data/curation_job.py", "step_stats", "collect"): "one row per curation count key, EXAMPLES_PER_COUNT ids per key",
     ("data/spark_dedup.py", "duplicate_decisions", "createDataFrame"): "an empty frame (the schema)",
+    ("data/parquet_output.py", "take_rows", "take"): "pyarrow, not Spark: one row group of a write task's file",
     ("tokenize/mixture_shuffle.py", "_gather", "take"): "pyarrow, not Spark: rows of one input row group",
     ("tokenize/mixture_shuffle.py", "_assemble", "take"): "pyarrow, not Spark: one spilled batch reordered",
     ("tokenize/tokenize_job.py", "tokenize_source", "collect"): "one row of counts per token shard written",
