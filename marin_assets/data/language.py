@@ -33,9 +33,9 @@ def sample_windows(text: str, samples: int, sample_chars: int) -> list[str]:
 @cache
 def _batch_identifier():
     from marin_assets.data.language_batch import BatchIdentifier
-    from marin_assets.data.language_model import mapped_identifier
+    from marin_assets.data.language_model import float32_table, mapped_identifier
 
-    return BatchIdentifier(mapped_identifier())
+    return BatchIdentifier(mapped_identifier(), float32_table())
 
 
 def identify_language(text: str, samples: int = 5, sample_chars: int = 500) -> tuple[str, float]:

@@ -6,6 +6,10 @@ still running are a prefix), state visits become per-window feature counts, and 
 scored with the very numpy product py3langid uses, on the features in the same (first visit) order.
 So the probabilities are bit-identical: a single sparse product for the chunk sums in another order,
 which in float32 moves a document's 4-decimal score now and then.
+
+A window's verdict depends on its bytes alone, and windows recur (licence texts, boilerplate, copies:
+about one in seven in a Debian worker's share), so verdicts are remembered per identifier, up to
+MEMO_BYTES of window bytes, and a repeated window is neither walked nor scored again.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import pandas as pd
 CHUNK = 1024  # windows walked together (500-character windows: a state matrix of about 2 MB)
 CELLS = 1 << 21  # at most bytes x windows in one walk, whatever the lengths: a working set of tens of MB
 MIN_LOCKSTEP = 16  # fewer windows than this: a numpy step per byte costs more than py3langid's own loop
+MEMO_BYTES = 32 << 20  # window bytes whose verdicts are kept; when full, the memo starts afresh
 
 
 def encode(text: str) -> bytes:
@@ -30,10 +35,13 @@ def encode(text: str) -> bytes:
 class BatchIdentifier:
     """classify_many(texts) == [identifier.classify(t) for t in texts] for a norm_probs=True identifier."""
 
-    def __init__(self, identifier):
+    def __init__(self, identifier, ptc32: np.ndarray | None = None):
+        """ptc32: identifier.nb_ptc as float32, if already at hand (a mapped copy: language_model.float32_table)."""
         if not identifier._norm_probs or identifier.min_confidence is not None:
             raise ValueError("BatchIdentifier reproduces norm_probs=True without min_confidence only")
         self.identifier = identifier
+        self.memo: dict[bytes, tuple[str, float]] = {}  # window bytes -> verdict
+        self.memo_bytes = 0
         self.classes = list(identifier.nb_classes)
         self.alias_pairs = list(identifier._alias_pairs)
         self.nb_pc = np.asarray(identifier.nb_pc, dtype=np.float32)
@@ -43,28 +51,43 @@ class BatchIdentifier:
         # one extra state (the padding after a window ends) that emits nothing
         self.output = np.append(np.asarray(identifier.tk_output, dtype=np.int32), -1)
         self.pad_state = len(self.output) - 1
-        # float16 -> float32 through a table: numpy's own cast is ~7 ns an element, most of py3langid's scoring
-        self.f16 = self.nb_ptc.dtype == np.float16
-        if self.f16:
-            self.to_f32 = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
-            self.ptc_bits = self.nb_ptc.view(np.uint16)
+        # float32 rows are gathered per chunk: converting float16 there was a quarter of the scoring
+        self.ptc32 = np.asarray(self.nb_ptc, dtype=np.float32) if ptc32 is None else ptc32
+        if self.ptc32.shape != self.nb_ptc.shape or self.ptc32.dtype != np.float32:
+            raise ValueError(f"ptc32: float32 {self.nb_ptc.shape} expected, got {self.ptc32.dtype} {self.ptc32.shape}")
 
     def classify_many(self, texts: list[str]) -> list[tuple[str, float]]:
         encoded = [encode(text) for text in texts]
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        order = np.argsort(-lengths, kind="stable")
-        result: list[tuple[str, float]] = [("", 0.0)] * len(texts)
+        found: dict[bytes, tuple[str, float]] = {}  # this call's verdicts (the memo may start afresh meanwhile)
+        first: dict[bytes, int] = {}  # each window not remembered: its first index, classified once
+        for i, window in enumerate(encoded):
+            if window in self.memo:
+                found[window] = self.memo[window]
+            else:
+                first.setdefault(window, i)
+        fresh = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+        lengths = np.fromiter((len(encoded[i]) for i in fresh), dtype=np.int64, count=len(fresh))
+        rank = np.argsort(-lengths, kind="stable")
+        order, lengths = fresh[rank], lengths[rank]
         start = 0
         while start < len(order):  # longest first: each chunk's first window sets its length
-            ids = order[start : start + max(1, min(CHUNK, CELLS // max(int(lengths[order[start]]), 1)))]
+            end = start + max(1, min(CHUNK, CELLS // max(int(lengths[start]), 1)))
+            ids = order[start:end]
             if len(ids) < MIN_LOCKSTEP:
                 verdicts = [self.identifier.classify(texts[i]) for i in ids]
             else:
-                verdicts = self._classify_chunk([encoded[i] for i in ids], lengths[ids])
+                verdicts = self._classify_chunk([encoded[i] for i in ids], lengths[start:end])
             for i, verdict in zip(ids.tolist(), verdicts, strict=True):
-                result[i] = verdict
-            start += len(ids)
-        return result
+                found[encoded[i]] = verdict
+                self._remember(encoded[i], verdict)
+            start = end
+        return [found[window] for window in encoded]
+
+    def _remember(self, window: bytes, verdict: tuple[str, float]) -> None:
+        if self.memo_bytes + len(window) > MEMO_BYTES:
+            self.memo, self.memo_bytes = {}, 0
+        self.memo[window] = verdict
+        self.memo_bytes += len(window)
 
     def _classify_chunk(self, encoded: list[bytes], lengths: np.ndarray) -> list[tuple[str, float]]:
         """Windows sorted by byte length, longest first."""
@@ -112,7 +135,7 @@ class BatchIdentifier:
         seen[features] = True
         used = np.flatnonzero(seen)
         local = (np.cumsum(seen) - 1)[features]
-        table = self.to_f32[self.ptc_bits[used]] if self.f16 else self.nb_ptc[used].astype(np.float32)
+        table = self.ptc32[used]
         weights = np.log1p(counts.astype(np.float32))
         bounds = np.searchsorted(rows, np.arange(windows + 1))
         scores = np.zeros((windows, len(self.nb_pc)), dtype=np.float32)

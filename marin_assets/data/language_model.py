@@ -9,6 +9,7 @@ the page cache, and all workers share them.
 
 The identifier built from the mapped arrays is py3langid's own LanguageIdentifier class, with the
 same arrays (memoryviews where py3langid reads one element at a time), so it gives the same answers.
+The batch scorer's float32 copy of the feature table is kept beside them (float32_table), mapped too.
 """
 
 from __future__ import annotations
@@ -56,6 +57,29 @@ def mapped_identifier(norm_probs: bool = True):
     return LanguageIdentifier(arrays["ptc"], arrays["pc"], classes, memoryview(arrays["nextmove"]),
                               memoryview(arrays["output"]), norm_probs=norm_probs,
                               tk_row=memoryview(arrays["row"]))  # fmt: skip
+
+
+def float32_table() -> np.ndarray | None:
+    """The shipped model's feature table (ptc) as float32, the values py3langid's product casts it to:
+    mapped from the cache folder (converted once per machine). None when the folder cannot be written."""
+    try:
+        folder = decoded_model(model_path())
+        path = folder / "ptc_float32.npy"
+        if not path.is_file():
+            _save_atomically(path, np.load(folder / "ptc.npy").astype(np.float32))
+        return np.load(path, mmap_mode="r").view(np.ndarray)
+    except OSError:
+        return None
+
+
+def _save_atomically(path: Path, array: np.ndarray) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:  # a file object: np.save would add ".npy" to the name
+            np.save(f, array)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def decoded_model(path: Path) -> Path:

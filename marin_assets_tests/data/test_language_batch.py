@@ -139,3 +139,25 @@ def test_foreign_paragraphs_dropped_in_one_batch_as_py3langid_would():
     dropped = drop_foreign_paragraphs("\n".join(lines), ["en"], 100, 0.65)
     assert dropped.dropped == len(lines) - len(expected) > 0
     assert dropped.text == "\n".join(expected).strip()
+
+
+def test_repeated_windows_are_classified_once_with_the_same_verdicts(monkeypatch):
+    """The memo: a window seen before (in this call or an earlier one) is not walked again; when the
+    memo is full it starts afresh, and every answer is still py3langid's."""
+    monkeypatch.setattr(language_batch, "CHUNK", 16)
+    texts = _synthetic(40, seed=3)
+    repeated = texts + texts[::2] + ["", ""]
+    batch = BatchIdentifier(_identifier())
+    walked = []
+    real_chunk = batch._classify_chunk
+    monkeypatch.setattr(batch, "_classify_chunk", lambda encoded, lengths: walked.extend(encoded) or real_chunk(
+        encoded, lengths))  # fmt: skip
+    got = batch.classify_many(repeated)
+    assert len(walked) == len(set(walked)) and set(walked) <= {language_batch.encode(t) for t in texts}
+    assert got == [_identifier().classify(t) for t in repeated]
+    walked.clear()
+    assert batch.classify_many(texts[:5]) == got[:5] and not walked  # all remembered
+    monkeypatch.setattr(language_batch, "MEMO_BYTES", max(map(len, map(language_batch.encode, texts))) + 1)
+    small = BatchIdentifier(_identifier())
+    assert small.classify_many(repeated) == got  # the memo starts afresh over and over
+    assert 0 < small.memo_bytes <= language_batch.MEMO_BYTES and len(small.memo) < len(set(texts))

@@ -36,3 +36,26 @@ def test_an_unwritable_cache_folder_falls_back_to_py3langid_loading(tmp_path, mo
     identifier = language_model.mapped_identifier()
     assert identifier.nb_ptc.flags.owndata or not isinstance(identifier.nb_ptc.base, np.memmap)
     assert [identifier.classify(t) for t in TEXTS] == [_identifier().classify(t) for t in TEXTS]
+
+
+def test_the_float32_table_is_converted_once_mapped_and_exact(tmp_path, monkeypatch):
+    monkeypatch.setenv(language_model.CACHE_ENV, str(tmp_path))
+    table = language_model.float32_table()
+    path = next(tmp_path.iterdir()) / "ptc_float32.npy"
+    written = path.stat().st_mtime_ns
+    again = language_model.float32_table()
+    assert path.stat().st_mtime_ns == written and isinstance(again.base, np.memmap)
+    assert not [f for f in path.parent.iterdir() if f.name.endswith(".tmp")]  # no half-written file left
+    reference = _identifier()
+    assert table.dtype == np.float32 and np.array_equal(table, reference.nb_ptc.astype(np.float32))
+    mapped = BatchIdentifier(language_model.mapped_identifier(), again).classify_many(TEXTS)
+    assert mapped == [reference.classify(t) for t in TEXTS]
+
+
+def test_no_float32_table_when_the_cache_folder_cannot_be_written(tmp_path, monkeypatch):
+    blocked = tmp_path / "a_file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv(language_model.CACHE_ENV, str(blocked / "langid"))
+    assert language_model.float32_table() is None
+    batch = BatchIdentifier(_identifier(), None)  # converts in memory
+    assert batch.ptc32.dtype == np.float32 and batch.classify_many(TEXTS) == [_identifier().classify(t) for t in TEXTS]
