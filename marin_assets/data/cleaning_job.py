@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from functools import reduce
+from functools import partial, reduce
 
 from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECTED_SCHEMA
 from marin_assets.data import curation_job
@@ -29,7 +29,7 @@ from marin_assets.data.parquet_output import write_parquet
 from marin_assets.data.readers import list_source_files_and_skipped, relative_name
 from marin_assets.data.record_batches import FileCounts, record_batches
 from marin_assets.data.record_counts import count_records
-from marin_assets.data.side_by_side import run_side_by_side
+from marin_assets.data.side_by_side import Once, run_side_by_side
 from marin_assets.data.source_files import estimated_record_bytes
 from marin_assets.data.sources import SourceFormat, SourceSpec
 from marin_assets.data.spark_dedup import (  # noqa: F401 - lsh_bucket_edges and near_duplicates: public for checks
@@ -104,6 +104,7 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
              for spec in specs]  # fmt: skip
     rows = reduce(lambda a, b: a.unionByName(b), parts).persist()
     try:
+        rows.count()  # the cleaning itself, cached: every later job reads the cache, several side by side
         dedup, precision = recipe.dedup, recipe.dedup_precision
         kept = rows.where(F.col("status") == KEPT)
         # verify_pairs: merge only candidate pairs whose exact Jaccard reaches the threshold
@@ -111,14 +112,14 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
             dedup.near and precision.verify_pairs) else None
         decisions = duplicate_decisions(kept, dedup.scope, dedup.exact, dedup.near, verify).persist()
         try:
-            # First, one after the other: the counts per rule (this computes and caches `rows`) and per dedup
-            # reason (caches `decisions`). Every later job only reads those caches, so they run side by side.
-            tallies = {name: _tallies(rows, decisions, name) for name in out_dirs}
+            # The counts per rule and per dedup reason (tallies) size the written files: the writes wait
+            # for them, while the other jobs run side by side with them.
+            tallies = {name: Once(partial(_tallies, rows, decisions, name)) for name in out_dirs}
             jobs = {name: _source_jobs(spark, rows, decisions, kept, by_name[name], listed[name], recipe,
                                        out_dir, tallies[name], verify, counted[name].value)
                     for name, out_dir in out_dirs.items()}  # fmt: skip
             done = run_side_by_side(jobs)
-            return {name: _source_stats(tallies[name], done[name], verify) for name in out_dirs}
+            return {name: _source_stats(tallies[name](), done[name], verify) for name in out_dirs}
         finally:
             decisions.unpersist()
     finally:
@@ -159,8 +160,9 @@ def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter, Counter]
 
 
 def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tuple, recipe: CleaningRecipe,
-                 out_dir: str, tallies: tuple[Counter, Counter, Counter], verify, counted: dict) -> dict:  # fmt: skip
-    """{part of the stats: a function running its Spark job(s)} for one written source; independent."""
+                 out_dir: str, tallies: Once, verify, counted: dict) -> dict:  # fmt: skip
+    """{part of the stats: a function running its Spark job(s)} for one written source; independent
+    (the writes ask `tallies` for the counts that size their files)."""
     from pyspark.sql import functions as F
 
     name, (files, skipped) = spec.name, listed
@@ -177,11 +179,9 @@ def _source_jobs(spark, all_rows, decisions, kept, spec: SourceSpec, listed: tup
     return jobs
 
 
-def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str,
-                tallies: tuple[Counter, Counter, Counter]) -> dict:  # fmt: skip
+def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir: str, tallies: Once) -> dict:
     from pyspark.sql import functions as F
 
-    counts, dup_counts, sizes = tallies
     rows = all_rows.where(F.col("source") == name)
     dropped = decisions.where(F.col("source") == name).drop("source")
     all_kept = rows.where(F.col("status") == KEPT)
@@ -197,23 +197,26 @@ def _write_jobs(all_rows, decisions, name: str, recipe: CleaningRecipe, out_dir:
     rejected_rows = rejected_rows.unionByName(dup_rows)
     rejected = rejected_rows.drop("value")
     quarantined = rows.where(F.col("status") == QUARANTINED).select("source", "file", "offset", "reason", "excerpt")
-    n_kept = sum(c for (status, _), c in counts.items() if status == KEPT)
-    n_duplicates = sum(dup_counts.values())
-    n_rejected = sum(c for (status, _), c in counts.items() if status == REJECTED) + n_duplicates
-    # a duplicate moves from the kept texts to the rejected ones: an estimate of its bytes (a function of the tallies)
-    dup_bytes = sizes[KEPT] * n_duplicates // max(n_kept, 1)
 
-    files_for = recipe.spark.files_for
+    def files(table: str) -> int:
+        """The documents' or the rejected table's file count, from the tallies."""
+        counts, dup_counts, sizes = tallies()
+        n_kept = sum(c for (status, _), c in counts.items() if status == KEPT)
+        n_duplicates = sum(dup_counts.values())
+        n_rejected = sum(c for (status, _), c in counts.items() if status == REJECTED) + n_duplicates
+        # a duplicate moves from the kept texts to the rejected ones: an estimate of its bytes (a function of the tallies)
+        dup_bytes = sizes[KEPT] * n_duplicates // max(n_kept, 1)
+        if table == "documents":
+            return recipe.spark.files_for(n_kept - n_duplicates, sizes[KEPT] - dup_bytes)
+        return recipe.spark.files_for(n_rejected, sizes[REJECTED] + dup_bytes)
 
     def table(name: str) -> str:
         return posixpath.join(out_dir, name)
 
     return {
-        "documents": lambda: write_parquet(final_kept, DOCUMENT_SCHEMA, table("documents"),
-                                           files_for(n_kept - n_duplicates, sizes[KEPT] - dup_bytes), "id",
+        "documents": lambda: write_parquet(final_kept, DOCUMENT_SCHEMA, table("documents"), files("documents"), "id",
                                            ["id", "text"]),
-        "rejected": lambda: write_parquet(rejected, REJECTED_SCHEMA, table("rejected"),
-                                          files_for(n_rejected, sizes[REJECTED] + dup_bytes), "id",
+        "rejected": lambda: write_parquet(rejected, REJECTED_SCHEMA, table("rejected"), files("rejected"), "id",
                                           ["id", "reason", "text"]),
         "quarantine": lambda: write_parquet(quarantined, QUARANTINE_SCHEMA, table("quarantine"), 1, "file",
                                             ["file", "offset"]),

@@ -9,6 +9,7 @@ do not depend on the order jobs finish in (each is deterministic on its own).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -26,3 +27,20 @@ def run_side_by_side(jobs: dict[str, dict[str, Callable[[], Any]]],
         return {group: {name: f.result() for name, f in named.items()} for group, named in futures.items()}
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+class Once:
+    """A job's input that other jobs share: computed by the first job that asks, the others wait for it.
+
+    Jobs that need it start side by side with those that do not, instead of after it. A failure is
+    raised to the job that asked; a later ask computes again.
+    """
+
+    def __init__(self, compute: Callable[[], Any]):
+        self.compute, self.lock, self.done, self.value = compute, threading.Lock(), False, None
+
+    def __call__(self) -> Any:
+        with self.lock:
+            if not self.done:
+                self.value, self.done = self.compute(), True
+        return self.value

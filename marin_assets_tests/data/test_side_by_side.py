@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from marin_assets.data.side_by_side import run_side_by_side
+from marin_assets.data.side_by_side import Once, run_side_by_side
 
 
 def test_results_keep_their_group_and_name_and_the_jobs_overlap():
@@ -26,3 +26,41 @@ def test_a_failed_job_is_raised():
 
     with pytest.raises(RuntimeError, match="write failed"):
         run_side_by_side({"a": {"ok": lambda: 1, "bad": fails}})
+
+
+def test_a_shared_input_is_computed_once_while_jobs_that_do_not_need_it_run():
+    computing, release = threading.Event(), threading.Event()
+    calls = []
+
+    def tallies():
+        calls.append(1)
+        computing.set()
+        assert release.wait(10)
+        return {"kept": 3}
+
+    shared = Once(tallies)
+
+    def independent():  # runs while the shared input is still being computed
+        assert computing.wait(10)
+        release.set()
+        return "done"
+
+    jobs = {"a": {"write": lambda: shared()["kept"], "other_write": lambda: shared()["kept"] + 1,
+                  "examples": independent}}  # fmt: skip
+    assert run_side_by_side(jobs) == {"a": {"write": 3, "other_write": 4, "examples": "done"}}
+    assert calls == [1] and shared() == {"kept": 3} and calls == [1]
+
+
+def test_a_failed_shared_input_is_raised_and_computed_again_when_asked():
+    attempts = []
+
+    def flaky():
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("tallies failed")
+        return 7
+
+    shared = Once(flaky)
+    with pytest.raises(RuntimeError, match="tallies failed"):
+        run_side_by_side({"a": {"write": shared}})
+    assert shared() == 7 and len(attempts) == 2
