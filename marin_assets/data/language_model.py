@@ -26,6 +26,9 @@ from marin_assets.core.hashing import sha256_bytes
 
 CACHE_ENV = "MARIN_LANGID_CACHE_DIR"
 _ARRAYS = ("ptc", "pc", "nextmove", "row", "output")
+# The batch scorer's float32 copy of ptc is written with the others; folders written before it are
+# not reused (their name lacks this suffix).
+_LAYOUT = "f32"
 
 
 def cache_dir() -> Path:
@@ -61,30 +64,17 @@ def mapped_identifier(norm_probs: bool = True):
 
 def float32_table() -> np.ndarray | None:
     """The shipped model's feature table (ptc) as float32, the values py3langid's product casts it to:
-    mapped from the cache folder (converted once per machine). None when the folder cannot be written."""
+    mapped from the cache folder (converted with the rest, once per machine). None when the folder
+    cannot be written."""
     try:
-        folder = decoded_model(model_path())
-        path = folder / "ptc_float32.npy"
-        if not path.is_file():
-            _save_atomically(path, np.load(folder / "ptc.npy").astype(np.float32))
-        return np.load(path, mmap_mode="r").view(np.ndarray)
+        return np.load(decoded_model(model_path()) / "ptc_float32.npy", mmap_mode="r").view(np.ndarray)
     except OSError:
         return None
 
 
-def _save_atomically(path: Path, array: np.ndarray) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:  # a file object: np.save would add ".npy" to the name
-            np.save(f, array)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def decoded_model(path: Path) -> Path:
     """The folder of `path`'s decoded arrays, written on first use (whole, or not at all)."""
-    folder = cache_dir() / f"model-{sha256_bytes(path.read_bytes())[:16]}"
+    folder = cache_dir() / f"model-{sha256_bytes(path.read_bytes())[:16]}-{_LAYOUT}"
     if (folder / "classes.json").is_file():  # written last
         return folder
     from py3langid.modelio import load_model
@@ -95,8 +85,9 @@ def decoded_model(path: Path) -> Path:
     try:
         arrays = {"ptc": np.asarray(ptc), "pc": np.asarray(pc), "nextmove": np.frombuffer(nextmove, nextmove.typecode),
                   "row": np.frombuffer(row, row.typecode), "output": np.asarray(output, dtype=np.int32)}  # fmt: skip
-        for name in _ARRAYS:
-            np.save(tmp / f"{name}.npy", arrays[name])
+        arrays["ptc_float32"] = arrays["ptc"].astype(np.float32)
+        for name, array in arrays.items():
+            np.save(tmp / f"{name}.npy", array)
         (tmp / "classes.json").write_text(json.dumps(list(classes)))
         tmp.chmod(0o755)  # mkdtemp's folder is private; the decoded model is not
         try:
