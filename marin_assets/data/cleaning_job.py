@@ -14,7 +14,7 @@ records the cleaner saw.
 from __future__ import annotations
 
 import posixpath
-from collections import Counter
+from collections import Counter, defaultdict
 from functools import partial, reduce
 
 from marin_assets.core.schemas import DOCUMENT_SCHEMA, QUARANTINE_SCHEMA, REJECTED_SCHEMA
@@ -104,7 +104,10 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
              for spec in specs]  # fmt: skip
     rows = reduce(lambda a, b: a.unionByName(b), parts).persist()
     try:
-        rows.count()  # the cleaning itself, cached: every later job reads the cache, several side by side
+        # The cleaning itself, cached (every later job reads the cache, several side by side), and in the
+        # same pass its counts per rule: the writes need those first, and a job of its own after the
+        # cleaning would queue behind the other jobs for the cores.
+        by_rule = _rule_tallies(rows)
         dedup, precision = recipe.dedup, recipe.dedup_precision
         kept = rows.where(F.col("status") == KEPT)
         # verify_pairs: merge only candidate pairs whose exact Jaccard reaches the threshold
@@ -114,7 +117,7 @@ def clean_sources(spark, specs: list[SourceSpec], recipe: CleaningRecipe, out_di
         try:
             # The counts per rule and per dedup reason (tallies) size the written files: the writes wait
             # for them, while the other jobs run side by side with them.
-            tallies = {name: Once(partial(_tallies, rows, decisions, name)) for name in out_dirs}
+            tallies = {name: Once(partial(_tallies, by_rule[name], decisions, name)) for name in out_dirs}
             jobs = {name: _source_jobs(spark, rows, decisions, kept, by_name[name], listed[name], recipe,
                                        out_dir, tallies[name], verify, counted[name].value)
                     for name, out_dir in out_dirs.items()}  # fmt: skip
@@ -140,22 +143,29 @@ def count_source_records(spark, spec: SourceSpec, files: list[str], counted: dic
     return dict(sorted((relative_name(f, spec), counted[relative_name(f, spec)]) for f in files))
 
 
-def _tallies(all_rows, decisions, name: str) -> tuple[Counter, Counter, Counter]:
-    """(rows per (status, rule), duplicates per dedup reason, text bytes per status) of one source:
-    bounded, one row per rule."""
+def _rule_tallies(all_rows) -> dict[str, tuple[Counter, Counter]]:
+    """{source: (rows per (status, rule), text bytes per status)}: bounded, one row per source and rule."""
     from pyspark.sql import functions as F
 
-    rows = all_rows.where(F.col("source") == name)
-    dropped = decisions.where(F.col("source") == name)
     # A quarantine reason's detail after ':' stays out: one row per quarantine code.
     rule = F.when(F.col("status") == QUARANTINED, F.substring_index("reason", ":", 1)).otherwise(F.col("reason"))
     text_bytes = F.coalesce(F.sum(F.octet_length("text")), F.lit(0)).alias("text_bytes")
-    by_rule = rows.groupBy("status", rule.alias("rule")).agg(F.count(F.lit(1)).alias("count"), text_bytes).collect()
-    counts = Counter({(r["status"], r["rule"]): r["count"] for r in by_rule})
-    sizes = Counter()
-    for r in by_rule:
+    grouped = all_rows.groupBy("source", "status", rule.alias("rule")).agg(F.count(F.lit(1)).alias("count"), text_bytes)
+    by_source = defaultdict(lambda: (Counter(), Counter()))
+    for r in grouped.collect():
+        counts, sizes = by_source[r["source"]]
+        counts[(r["status"], r["rule"])] = r["count"]
         sizes[r["status"]] += r["text_bytes"]
+    return by_source
+
+
+def _tallies(rule_tallies: tuple[Counter, Counter], decisions, name: str) -> tuple[Counter, Counter, Counter]:
+    """(rows per (status, rule), duplicates per dedup reason, text bytes per status) of one source."""
+    from pyspark.sql import functions as F
+
+    dropped = decisions.where(F.col("source") == name)
     dup_counts = Counter({r["dup_reason"]: r["count"] for r in dropped.groupBy("dup_reason").count().collect()})
+    counts, sizes = rule_tallies
     return counts, dup_counts, sizes
 
 

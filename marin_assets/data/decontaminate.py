@@ -79,6 +79,16 @@ def build_index(texts: Iterable[str], n: int) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
 
 
+def in_sorted(values: np.ndarray, sorted_index: np.ndarray) -> np.ndarray:
+    """np.isin(values, sorted_index) for a sorted index: a binary search per value, where isin sorts the
+    index and the values together again on every call (most of decontamination's time)."""
+    if not len(sorted_index):
+        return np.zeros(len(values), dtype=bool)
+    at = np.searchsorted(sorted_index, values)
+    np.minimum(at, len(sorted_index) - 1, out=at)
+    return sorted_index[at] == values
+
+
 @dataclass
 class Decontaminated:
     text: str
@@ -99,7 +109,7 @@ def decontaminate(
     covered = np.zeros(len(words), dtype=bool)
     matched = {}
     for name in sorted(index):
-        hit = np.isin(grams, index[name], assume_unique=False)
+        hit = in_sorted(grams, index[name])
         if hit.any():
             matched[name] = int(hit.sum())
             for start in np.flatnonzero(hit):  # an n-gram covers words start .. start + n - 1

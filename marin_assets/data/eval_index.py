@@ -42,7 +42,10 @@ def read_index(storage: Storage, name: str) -> np.ndarray:
     """The committed sorted uint64 n-gram hashes of one eval set."""
     storage.require_committed(layout.EVAL, name)
     with storage.fs.open(storage.uri(layout.EVAL, name, NGRAMS), "rb") as f:
-        return pq.read_table(f).column("hash").to_numpy().view(np.uint64)
+        index = pq.read_table(f).column("hash").to_numpy().view(np.uint64)
+    if (index[1:] < index[:-1]).any():  # decontaminate's binary search needs the order build() wrote
+        raise ValueError(f"eval set {name}: n-gram index {NGRAMS} is not sorted; rebuild the eval set")
+    return index
 
 
 def read_summary(storage: Storage, name: str) -> dict:

@@ -3,7 +3,7 @@
 import numpy as np
 
 from marin_assets.data.decontaminate import (
-    DecontaminationStep, build_index, decontaminate, ngram_hashes, normalized_tokens, normalized_words,
+    DecontaminationStep, build_index, decontaminate, in_sorted, ngram_hashes, normalized_tokens, normalized_words,
 )
 from marin_assets.data.step_outcome import Value
 from marin_assets_tests.data.planted_corpus import prose
@@ -59,3 +59,15 @@ def test_step_counts_per_eval_set():
     assert outcome.reject is None
     assert outcome.counts == {"decontamination[otters]:documents": 1, "decontamination[otters]:ngrams": len(WORDS) - 12,
                               "decontamination:words_removed": len(WORDS), "decontamination:documents_cut": 1}  # fmt: skip
+
+
+def test_membership_by_binary_search_equals_isin():
+    rng = np.random.default_rng(7)
+    index = np.unique(rng.integers(0, 2**64 - 1, 500, dtype=np.uint64, endpoint=True))
+    values = np.concatenate([index[rng.integers(0, len(index), 300)],  # members
+                             rng.integers(0, 2**64 - 1, 300, dtype=np.uint64, endpoint=True),  # almost surely not
+                             np.array([0, 2**64 - 1, index[0], index[-1]], dtype=np.uint64)])  # the ends
+    assert np.array_equal(in_sorted(values, index), np.isin(values, index))
+    assert in_sorted(values, index)[:300].all()
+    assert not in_sorted(values, np.empty(0, dtype=np.uint64)).any()
+    assert in_sorted(np.empty(0, dtype=np.uint64), index).shape == (0,)

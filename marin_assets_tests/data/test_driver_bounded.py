@@ -19,7 +19,8 @@ DRIVER_CALLS = {"collect", "toPandas", "toLocalIterator", "take", "head", "tail"
 # (module, enclosing function, call) -> why the rows are bounded (not by the corpus size)
 ALLOWED = {
     ("data/cleaning_job.py", "read_records", "createDataFrame"): "from an RDD: rows stay on the executors",
-    ("data/cleaning_job.py", "_tallies", "collect"): "one row per rule / quarantine code / dedup reason",
+    ("data/cleaning_job.py", "_rule_tallies", "collect"): "one row per source and rule / quarantine code",
+    ("data/cleaning_job.py", "_tallies", "collect"): "one row per dedup reason",
     ("data/parquet_output.py", "write_parquet", "collect"): "one row per output file written",
     ("data/cleaning_job.py", "count_source_records", "collect"): "one row per raw file",
     ("data/cleaning_report.py", "rejected_examples", "collect"): "EXAMPLES_PER_RULE rows per rule",

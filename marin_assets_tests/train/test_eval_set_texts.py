@@ -80,3 +80,16 @@ def test_both_launchers_prepare_every_registered_set_and_warn_of_each_missing_on
     names = load_eval_sets().names
     assert names and sorted(manifest["missing"]) == sorted(names)  # none materialized under this root
     assert lines == [f"eval set {n} will not be evaluated: {manifest['missing'][n]}" for n in sorted(names)]
+
+
+def test_an_index_stored_out_of_order_is_refused(tmp_path):
+    """decontaminate searches the index by bisection: an unsorted one would miss overlaps silently."""
+    write_eval_set(tmp_path, "heldout", TEXTS, ngram=2)
+    storage = Storage(str(tmp_path))
+    index = eval_index.read_index(storage, "heldout")
+    assert len(index) > 1 and (index[1:] > index[:-1]).all()
+    path = tmp_path / "eval" / "heldout" / eval_index.NGRAMS
+    table = pq.read_table(path)
+    pq.write_table(table.take(list(range(table.num_rows))[::-1]), path)
+    with pytest.raises(ValueError, match="not sorted"):
+        eval_index.read_index(storage, "heldout")
