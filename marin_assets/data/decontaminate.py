@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from marin_assets.data.sorted_membership import in_sorted
 from marin_assets.data.step_outcome import StepOutcome
 
 REASON_PREFIX = "decontamination"
@@ -77,16 +78,6 @@ def build_index(texts: Iterable[str], n: int) -> np.ndarray:
     """The sorted unique n-gram hashes of an eval set's texts (uint64)."""
     parts = [ngram_hashes(normalized_words(t), n) for t in texts]
     return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
-
-
-def in_sorted(values: np.ndarray, sorted_index: np.ndarray) -> np.ndarray:
-    """np.isin(values, sorted_index) for a sorted index: a binary search per value, where isin sorts the
-    index and the values together again on every call (most of decontamination's time)."""
-    if not len(sorted_index):
-        return np.zeros(len(values), dtype=bool)
-    at = np.searchsorted(sorted_index, values)
-    np.minimum(at, len(sorted_index) - 1, out=at)
-    return sorted_index[at] == values
 
 
 @dataclass

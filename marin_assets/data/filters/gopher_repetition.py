@@ -13,6 +13,7 @@ import numpy as np
 
 from marin_assets.core.recipes import Recipe
 from marin_assets.data.filters.text import HASH_MULTIPLIER, TextView, find_duplicates
+from marin_assets.data.sorted_membership import in_sorted
 
 _PARAGRAPH_RE = re.compile(r"\n{2,}")
 _LINE_RE = re.compile(r"\n+")
@@ -63,16 +64,9 @@ def top_ngram(view: TextView, n: int) -> tuple[int, int]:
         edges = np.flatnonzero(np.concatenate(([True], run_starts, [True])))  # each run's start, then the end
         counts = edges[1:] - edges[:-1]
         top = int(counts.max())
-        first = int(np.argmax(_isin_sorted(hashes, ordered[edges[:-1][counts == top]])))
+        first = int(np.argmax(in_sorted(hashes, ordered[edges[:-1][counts == top]])))
     offsets = view.word_char_offsets  # the n-gram's words joined by single spaces
     return top, (int(offsets[first + n] - offsets[first]) + n - 1) * top
-
-
-def _isin_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """np.isin(values, sorted_set) for a sorted, non-empty sorted_set, without isin's overhead."""
-    at = np.searchsorted(sorted_set, values)
-    np.minimum(at, len(sorted_set) - 1, out=at)
-    return sorted_set[at] == values
 
 
 def _repeated_positions(hashes: np.ndarray) -> list[int]:
@@ -81,7 +75,7 @@ def _repeated_positions(hashes: np.ndarray) -> list[int]:
     same = ordered[1:] == ordered[:-1]
     if not same.any():
         return []
-    return np.flatnonzero(_isin_sorted(hashes, ordered[1:][same])).tolist()
+    return np.flatnonzero(in_sorted(hashes, ordered[1:][same])).tolist()
 
 
 def _group(positions: list[int], hashes: list[int]) -> dict[int, int]:
