@@ -42,13 +42,18 @@ class DatasketchSha1:
         if first.size == 0:
             return np.empty(0, dtype=np.uint32), counts
         # One space between the words: keep a word's bytes and the first whitespace byte after it (as a
-        # space), so each shingle is one slice of the buffer.
+        # space), so each shingle is one slice of the buffer. Every word but the batch's last is followed
+        # by whitespace, so word w starts after the earlier words and one space each: positions come
+        # from the words, not from a cumulative sum over every byte.
         in_word = ~spans.is_space
         keep = in_word.copy()
         keep[1:] |= in_word[:-1]
-        position = np.cumsum(keep) - 1
-        buffer = np.where(in_word, lowered(spans.data), _SPACE)[keep].tobytes()
-        starts, ends = position[spans.starts[first]], position[spans.ends[last] - 1] + 1
+        buffer = lowered(spans.data[keep])
+        lengths = spans.ends - spans.starts
+        word_at = np.cumsum(lengths + 1) - (lengths + 1)
+        after = word_at + lengths
+        buffer[after[after < buffer.size]] = _SPACE  # the kept whitespace byte, whichever it was
+        starts, ends = word_at[first], word_at[last] + lengths[last]
         return fmix32(sha1_hash32_slices(buffer, starts, ends)), counts
 
     def permutations(self, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -2,18 +2,14 @@
 once, as compiled XLA kernels on the CPU (JAX) instead of one hashlib call per slice.
 
 A hashlib call costs ~1 µs of Python per 5-word shingle; a kernel runs the 80 SHA-1 rounds over a
-whole chunk of messages in vector registers (~0.03 µs each). Messages are padded as FIPS 180-4 says
-(0x80, zeros, the bit length big-endian) inside the kernel, from a big-endian word view of the
-caller's buffer, so numpy only gathers each message's words. Three kernels:
-- one block and two blocks (up to 119 bytes; 97% of the Debian corpus's shingles): every block
-  unrolled, only the hash comes out;
-- a step of one block that carries the SHA-1 state in and out, for 3 to MAX_BLOCKS blocks (long
-  "words": URLs, rules of dashes, base64): messages sorted by block count, longest first, step b runs
-  over the prefix that still has a block b. Its five state words come out as five outputs, which XLA
-  computes in five loops (~5x the work of a block; a stacked output never finished), so the short
-  messages keep their own kernels.
-Longer messages (> 1015 bytes), rare, go through hashlib. Each kernel is compiled for a fixed chunk
-size, once, and kept in a cache folder for later processes.
+whole chunk of messages in vector registers (~0.04 µs each). Messages are padded as FIPS 180-4 says
+(0x80, zeros, the bit length big-endian) inside the kernel, so numpy only gathers each message's
+first 64 or 128 bytes (a strided view of the buffer) and reads them as big-endian words. Two kernels,
+one block and two blocks (up to 119 bytes; 97% of the Debian corpus's shingles), every block unrolled,
+only the hash comes out. Longer messages (long "words": URLs, rules of dashes, base64) go through
+hashlib: per message it beat a kernel step that carried the SHA-1 state from block to block (0.22 vs
+0.35 s for 163k such shingles; XLA computed the step's five state outputs in five loops). Each kernel
+is compiled for a fixed chunk size, once, and kept in a cache folder for later processes.
 """
 
 from __future__ import annotations
@@ -33,9 +29,9 @@ try:  # CPython's own SHA-1 (HACL*): same digests as hashlib's OpenSSL one, fast
 except ImportError:  # pragma: no cover - other Pythons
     from hashlib import sha1
 
-# messages per call of each kernel: fixed shapes, one compilation each ("step": 3 to MAX_BLOCKS blocks)
-CHUNKS = {"1": 1 << 14, "2": 1 << 12, "step": 1 << 10}
-MAX_BLOCKS = 16  # longer messages (> 1015 bytes) go through hashlib
+# messages per call of each kernel: fixed shapes, one compilation each
+CHUNKS = {"1": 1 << 14, "2": 1 << 12}
+MAX_BLOCKS = 2  # longer messages (> 119 bytes) go through hashlib
 _H0 = np.array([0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0], dtype=np.uint32)
 _ROUND_CONSTANTS = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
 # The folder compiled kernels are kept in: training's JAX cache setting (train/run_folder.JAX_CACHE_ENV).
@@ -49,34 +45,38 @@ def block_count(lengths: np.ndarray) -> np.ndarray:
     return (lengths + 8) // 64 + 1
 
 
-def sha1_hash32_slices(buffer: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """sha1_hash32(buffer[s:e]) for each (s, e): uint32, the digest's first 4 bytes read little-endian."""
+def sha1_hash32_slices(buffer, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """sha1_hash32(buffer[s:e]) for each (s, e): uint32, the digest's first 4 bytes read little-endian.
+    buffer: bytes or a 1-D uint8 array."""
     starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
     out = np.empty(starts.size, dtype=np.uint32)
     if starts.size == 0:
         return out
+    data = np.frombuffer(buffer, dtype=np.uint8) if isinstance(buffer, bytes | bytearray) else buffer
     lengths = ends - starts
     blocks = block_count(lengths)
-    rows = _block_rows(buffer)
-    for n_blocks in (1, 2):
+    rows = _block_rows(data)
+    for n_blocks in range(1, MAX_BLOCKS + 1):
         which = np.flatnonzero(blocks == n_blocks)
         if which.size:
             out[which] = _hash_short(rows, starts[which], lengths[which], n_blocks)
-    long = np.flatnonzero((blocks > 2) & (blocks <= MAX_BLOCKS))
+    long = np.flatnonzero(blocks > MAX_BLOCKS)
     if long.size:
-        out[long] = _hash_long(rows, starts[long], lengths[long], blocks[long])
-    for i in np.flatnonzero(blocks > MAX_BLOCKS).tolist():
-        out[i] = int.from_bytes(sha1(buffer[starts[i] : ends[i]]).digest()[:4], "little")
+        out[long] = _hash_with_hashlib(data, starts[long], ends[long])
     return out
 
 
-def _block_rows(buffer: bytes) -> np.ndarray:
-    """Row s: the 16 big-endian uint32 words from byte s of the buffer (zeros past its end), the block
-    of a message that starts there; a strided view of one word per byte, so a gather builds a chunk."""
-    b = np.frombuffer(buffer + bytes(64 * MAX_BLOCKS + 3), dtype=np.uint8).astype(np.uint32)
-    words = (b[:-3] << 24) | (b[1:-2] << 16) | (b[2:-1] << 8) | b[3:]
-    return np.lib.stride_tricks.as_strided(words, (words.size - 60, 16), (words.itemsize, 4 * words.itemsize),
-                                           writeable=False)  # fmt: skip
+def _block_rows(data: np.ndarray) -> np.ndarray:
+    """Row s: the 64 bytes from byte s of the data (zeros past its end), the block of a message that
+    starts there; a strided view of the padded bytes, so a gather builds a chunk (16 big-endian words a
+    row, swapped by _gather_words: no table of 4-byte words at every offset, 4x the data, per batch)."""
+    padded = np.concatenate((data, np.zeros(64 * MAX_BLOCKS, dtype=np.uint8)))
+    return np.lib.stride_tricks.as_strided(padded, (padded.size - 63, 64), (1, 1), writeable=False)
+
+
+def _gather_words(out: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> None:
+    """out (n, 16) uint32: the big-endian words of the 64 bytes at each start."""
+    np.copyto(out, rows[starts].view(">u4"))
 
 
 def _chunks(count: int, size: int):
@@ -93,40 +93,24 @@ def _hash_short(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, n_blo
     chunk, length = np.empty((size, 16 * n_blocks), dtype=np.uint32), np.zeros(size, dtype=np.int32)
     for lo, n in _chunks(starts.size, size):
         for block in range(n_blocks):
-            chunk[:n, 16 * block : 16 * block + 16] = rows[starts[lo : lo + n] + 64 * block]
+            _gather_words(chunk[:n, 16 * block : 16 * block + 16], rows, starts[lo : lo + n] + 64 * block)
         length[:n] = lengths[lo : lo + n]
         length[n:] = 0
         out[lo : lo + n] = np.asarray(kernel(chunk, length))[:n]
     return out
 
 
-def _hash_long(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, blocks: np.ndarray) -> np.ndarray:
-    """Messages of 3 to MAX_BLOCKS blocks, one block step at a time, longest messages first."""
-    kernel, size = _kernel("step"), CHUNKS["step"]
-    order = np.argsort(-blocks, kind="stable")
-    starts, lengths = starts[order], lengths[order].astype(np.int32)
-    # having[b]: how many messages have >= b blocks; longest first, they are a prefix of `order`
-    having = np.cumsum(np.bincount(blocks, minlength=MAX_BLOCKS + 1)[::-1])[::-1]
-    state = np.repeat(_H0[:, None], starts.size, axis=1)
-    chunk, length = np.empty((size, 16), np.uint32), np.zeros(size, np.int32)
-    chunk_state = np.empty((5, size), np.uint32)
-    for block in range(int(blocks.max())):
-        for lo, n in _chunks(int(having[block + 1]), size):
-            chunk[:n] = rows[starts[lo : lo + n] + 64 * block]
-            length[:n], length[n:] = lengths[lo : lo + n], 0
-            chunk_state[:, :n] = state[:, lo : lo + n]
-            for word, result in enumerate(kernel(chunk_state, chunk, length, np.int32(block))):
-                state[word, lo : lo + n] = np.asarray(result)[:n]
-    out = np.empty(starts.size, dtype=np.uint32)
-    out[order] = state[0].byteswap()  # digest bytes 0-3 big-endian; datasketch reads them little-endian
-    return out
+def _hash_with_hashlib(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Messages of more than MAX_BLOCKS blocks, one hashlib call each (no copy of the slice)."""
+    view = memoryview(data)
+    digests = b"".join([sha1(view[s:e]).digest() for s, e in zip(starts.tolist(), ends.tolist())])
+    return np.frombuffer(digests, dtype=np.uint8).reshape(-1, 20)[:, :4].copy().view("<u4").ravel()
 
 
 @cache
 def _kernel(name: str):
     """The compiled kernel `name` (a CHUNKS key): "1" / "2": hash(words (chunk, 16 n), lengths (chunk,)
-    int32) of messages of exactly n blocks; "step": step(state (5, chunk), words (chunk, 16), lengths,
-    block () int32) -> the five state words after that block of each message.
+    int32) of messages of exactly n blocks.
 
     Tracing and compiling the 80 unrolled rounds takes seconds, in every fresh Spark Python worker: the
     compiled kernel is saved once in the cache folder (named by this code, JAX and the CPU's features)
@@ -141,13 +125,8 @@ def _kernel(name: str):
             return serialize_executable.deserialize_and_load(*pickle.loads(saved.read_bytes()))
         except Exception:  # noqa: BLE001 - damaged or from elsewhere: compile again below
             pass
-    size, u32 = CHUNKS[name], "uint32"
-    lengths = jax.ShapeDtypeStruct((size,), "int32")
-    if name == "step":
-        shapes = (jax.ShapeDtypeStruct((5, size), u32), jax.ShapeDtypeStruct((size, 16), u32), lengths,
-                  jax.ShapeDtypeStruct((), "int32"))  # fmt: skip
-    else:
-        shapes = (jax.ShapeDtypeStruct((size, 16 * int(name)), u32), lengths)
+    size = CHUNKS[name]
+    shapes = (jax.ShapeDtypeStruct((size, 16 * int(name)), "uint32"), jax.ShapeDtypeStruct((size,), "int32"))
     compiled = jax.jit(_traced_kernel(name)).lower(*shapes).compile()
     tmp = saved.with_name(f"{saved.name}.{os.getpid()}.tmp")  # workers may write it at once: whole or absent
     try:
@@ -213,7 +192,7 @@ def _traced_kernel(name: str):
     def hash32(words, length):
         words = words.T  # one row per word: a message per vector lane (faster than taking this layout in)
         # all of the group's messages have this many blocks: the bit length's place is known (deciding
-        # it per lane, as step does, made XLA's fused two-block kernel take 39 s a call, not 1 ms)
+        # it per lane made XLA's fused two-block kernel take 39 s a call, not 1 ms)
         w = [padded_word(words[j], j, length) for j in range(words.shape[0] - 2)]
         w += [jnp.zeros_like(length, dtype=u32), bit_length(length)]
         state = initial_state(length)
@@ -222,14 +201,7 @@ def _traced_kernel(name: str):
         h0 = state[0]  # digest bytes 0-3 big-endian; datasketch reads them little-endian
         return (h0 >> 24) | ((h0 >> 8) & u32(0xFF00)) | ((h0 << 8) & u32(0xFF0000)) | (h0 << 24)
 
-    def step(state, words, length, block):
-        words = words.T
-        length_word = 16 * ((length + 8) // 64 + 1) - 1  # in this block when it is the message's last
-        w = [padded_word(words[j], 16 * block + j, length)
-             | jnp.where(16 * block + j == length_word, bit_length(length), u32(0)) for j in range(16)]  # fmt: skip
-        return compress(tuple(state), w)
-
-    return step if name == "step" else hash32
+    return hash32
 
 
 def _cache_dir() -> Path:
