@@ -125,7 +125,8 @@ def spark_runner(spark, corpus: Path):
 
     def run(frame=docs) -> set[str]:
         bands = frame.mapInArrow(lsh_band_batches(dedup_settings()), BAND_COLUMNS)
-        return {r["member"] for r in near_duplicates(bands).collect()}
+        # the ids come back as one Arrow column (Spark's bulk path), not a Row object per id
+        return set(near_duplicates(bands).select("member").toArrow().column(0).to_pylist())
 
     def warm() -> None:
         run(docs.sample(0.02, seed=0))
