@@ -47,12 +47,12 @@ def block_count(lengths: np.ndarray) -> np.ndarray:
 
 def sha1_hash32_slices(buffer, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """sha1_hash32(buffer[s:e]) for each (s, e): uint32, the digest's first 4 bytes read little-endian.
-    buffer: bytes or a 1-D uint8 array."""
+    buffer: bytes or a contiguous 1-D uint8 array."""
     starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
     out = np.empty(starts.size, dtype=np.uint32)
     if starts.size == 0:
         return out
-    data = np.frombuffer(buffer, dtype=np.uint8) if isinstance(buffer, bytes | bytearray) else buffer
+    data = np.frombuffer(buffer, dtype=np.uint8)  # a view of either: no copy
     lengths = ends - starts
     blocks = block_count(lengths)
     rows = _block_rows(data)
