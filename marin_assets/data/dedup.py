@@ -1,10 +1,10 @@
 """Deduplication pieces: exact keys, MinHash signatures, LSH band keys, deterministic clusters.
 
-MinHash is vectorised with numpy over whole batches of documents: a hash family (hash_families/)
-turns the batch into 32-bit shingle hashes (the default, `datasketch`, bit-identical to datasketch
-MinHash; `polynomial`, numpy hashes from the bytes), and the permutations, a family of
-random affine permutations applied to all shingles of many documents at once (one numpy pass per
-block of shingles, not per document). A document's signature does not depend on the batch it is in.
+MinHash is vectorised over whole batches of documents: a hash family (hash_families/) turns the batch
+into 32-bit shingle hashes (the default, `datasketch`, bit-identical to datasketch MinHash;
+`polynomial`, numpy hashes from the bytes), and a family of random affine permutations is applied to
+all shingles of many documents at once, their minima taken in a compiled kernel (minhash_kernel.py).
+A document's signature does not depend on the batch it is in.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from marin_assets.core.hashing import sha256_bytes
 from marin_assets.data.hash_families import hash_family
 from marin_assets.data.hash_families.polynomial import word_hashes_of
+from marin_assets.data.minhash_kernel import minhash_signatures
 from marin_assets.data.normalize import dedup_key
 
 _ROW_BASE = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -23,7 +24,6 @@ _MAX32 = np.iinfo(np.uint32).max
 _TRUE = np.ones(1, dtype=bool)
 _BATCH_BYTES = 1 << 20  # documents hashed together: bounds the byte-level arrays (~10 B per text byte);
 # 1 MB fills the SHA-1 kernels' chunks (256 KB: 4x the calls, long messages in part-empty chunks)
-_BLOCK = 8192  # shingles per permutation block: num_perm x _BLOCK uint32 stays near the CPU caches
 DEFAULT_HASH_FAMILY = "datasketch"  # the recipe's default: the same decisions as datasketch MinHashLSH (polynomial:
 # ~1.8x faster in process, equal precision/recall, but on real corpora only ~0.41 of the pairs agree)
 
@@ -46,7 +46,8 @@ def shingle_hashes(text: str, shingle_size: int, family: str = DEFAULT_HASH_FAMI
 class MinHasher:
     """MinHash over word n-grams; permutation i is x -> (a_i * x + b_i) mod 2**32 with odd a_i.
 
-    The hash family (hash_families/, a recipe choice) gives the shingle hashes and a, b.
+    The hash family (hash_families/, a recipe choice) gives the shingle hashes and a, b; the minima are
+    taken in a compiled kernel (minhash_kernel).
     """
 
     def __init__(self, num_perm: int = 112, shingle_size: int = 5, seed: int = 1,
@@ -54,54 +55,24 @@ class MinHasher:
         self.family = hash_family(family)
         self.shingle_size = shingle_size
         self.a, self.b = self.family.permutations(num_perm, seed)
-        self._block = np.empty(num_perm * _BLOCK, dtype=np.uint32)  # scratch: one hasher per thread
-
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "_block": None}  # Spark pickles the hasher into every task: not its 3.7 MB scratch
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state, _block=np.empty(state["a"].size * _BLOCK, dtype=np.uint32))
 
     def signatures(self, texts) -> tuple[np.ndarray, np.ndarray]:
         """(len(texts), num_perm) minimum hashes (uint32), and which texts have words (others: no signature).
         texts: a sequence of str, or an Arrow string array (hashed from its UTF-8 buffer; null: no words)."""
-        sigs = np.empty((self.a.size, len(texts)), dtype=np.uint32)
+        sigs = np.full((len(texts), self.a.size), _MAX32, dtype=np.uint32)
         has_words = np.empty(len(texts), dtype=bool)
         lo = 0
         for hi in _batch_ends(texts):
-            has_words[lo:hi] = self._signatures_into(texts[lo:hi], sigs[:, lo:hi])
+            shingles, counts = self.family.shingle_hashes(texts[lo:hi], self.shingle_size)
+            has_words[lo:hi] = counts > 0
+            sigs[lo + np.flatnonzero(counts)] = minhash_signatures(shingles, counts, self.a, self.b)
             lo = hi
-        return np.ascontiguousarray(sigs.T), has_words
+        return sigs, has_words
 
     def signature(self, text: str) -> np.ndarray | None:
         """num_perm minimum hashes (uint32), or None when the text has no words."""
-        shingles = self.family.shingle_hashes([text], self.shingle_size)[0]
-        if shingles.size == 0:
-            return None
-        sig = np.full(self.a.size, _MAX32, dtype=np.uint32)
-        for lo in range(0, shingles.size, _BLOCK):  # one text: a plain minimum, no segments
-            block = np.multiply.outer(shingles[lo : lo + _BLOCK], self.a)
-            block += self.b
-            np.minimum(sig, block.min(axis=0), out=sig)
-        return sig
-
-    def _signatures_into(self, texts, sigs: np.ndarray) -> np.ndarray:
-        shingles, counts = self.family.shingle_hashes(texts, self.shingle_size)
-        has_words = counts > 0
-        sigs.fill(_MAX32)
-        nonempty = np.flatnonzero(has_words)
-        starts = np.cumsum(counts[nonempty]) - counts[nonempty]  # strictly increasing: reduceat segments
-        a, b = self.a[:, None], self.b[:, None]
-        for lo in range(0, shingles.size, _BLOCK):
-            hi = min(shingles.size, lo + _BLOCK)
-            first, last = np.searchsorted(starts, lo, side="right") - 1, np.searchsorted(starts, hi)
-            block = self._block[: self.a.size * (hi - lo)].reshape(self.a.size, hi - lo)  # contiguous
-            np.multiply(a, shingles[lo:hi], out=block)
-            np.add(block, b, out=block)
-            partial = np.minimum.reduceat(block, np.maximum(starts[first:last], lo) - lo, axis=1)
-            columns = nonempty[first:last]
-            sigs[:, columns] = np.minimum(sigs[:, columns], partial)
-        return has_words
+        sigs, has_words = self.signatures([text])
+        return sigs[0] if has_words[0] else None
 
 
 def _batch_ends(texts) -> list[int]:

@@ -117,6 +117,17 @@ def local_components(edges):
     return edges.repartition(1).mapInArrow(_union_find_batches(to_arrow_type(spark_type)), columns)
 
 
+def _counted_checkpoint(frame):
+    """(frame checkpointed on the executors, its row count): the count observed in the job that computes
+    the checkpoint, not a second job over its blocks (Spark's fixed cost per job)."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    rows = Observation("rows")
+    checkpointed = frame.observe(rows, F.count(F.lit(1)).alias("rows")).localCheckpoint()
+    return checkpointed, rows.get["rows"]
+
+
 def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROUNDS, local_limit: int = LOCAL_LIMIT):
     """(DataFrame (member, rep), rounds run): component_representatives and how many star rounds it took
     (None: the edges were few enough for local_components)."""
@@ -124,8 +135,8 @@ def star_components(edges, a: str = "a", b: str = "b", max_rounds: int = MAX_ROU
 
     # localCheckpoint cuts the lineage each round (plans would otherwise grow with the round count)
     # and computes the input's band keys once; the blocks stay on the executors.
-    current = _oriented(edges, a, b).localCheckpoint()
-    if current.count() <= local_limit:
+    current, edge_count = _counted_checkpoint(_oriented(edges, a, b))
+    if edge_count <= local_limit:
         return local_components(current), None
     for rounds in range(max_rounds + 1):
         if are_stars(current):  # a star's only edge out of a leaf goes to its centre, the smallest

@@ -14,15 +14,11 @@ is compiled for a fixed chunk size, once, and kept in a cache folder for later p
 
 from __future__ import annotations
 
-import os
-import pickle
-import platform
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 
-from marin_assets.core.hashing import sha256_bytes
+from marin_assets.data.compiled_kernels import load_or_compile
 
 try:  # CPython's own SHA-1 (HACL*): same digests as hashlib's OpenSSL one, faster on short inputs
     from _sha1 import sha1
@@ -34,10 +30,6 @@ CHUNKS = {"1": 1 << 14, "2": 1 << 12}
 MAX_BLOCKS = 2  # longer messages (> 119 bytes) go through hashlib
 _H0 = np.array([0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0], dtype=np.uint32)
 _ROUND_CONSTANTS = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
-# The folder compiled kernels are kept in: training's JAX cache setting (train/run_folder.JAX_CACHE_ENV).
-# Named again, not imported: a data module does not import training code, and moving the name into core
-# would edit run_folder, whose code version would make every training run stale.
-CACHE_ENV = "MARIN_JAX_CACHE_DIR"
 
 
 def block_count(lengths: np.ndarray) -> np.ndarray:
@@ -110,44 +102,13 @@ def _hash_with_hashlib(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -
 @cache
 def _kernel(name: str):
     """The compiled kernel `name` (a CHUNKS key): "1" / "2": hash(words (chunk, 16 n), lengths (chunk,)
-    int32) of messages of exactly n blocks.
-
-    Tracing and compiling the 80 unrolled rounds takes seconds, in every fresh Spark Python worker: the
-    compiled kernel is saved once in the cache folder (named by this code, JAX and the CPU's features)
-    and later processes load it in milliseconds.
-    """
+    int32) of messages of exactly n blocks. Tracing and compiling the 80 unrolled rounds takes seconds:
+    it is done once and kept in the cache folder (compiled_kernels)."""
     import jax
-    from jax.experimental import serialize_executable
 
-    saved = _cache_dir() / f"sha1_kernel-{_kernel_key(name)}.pickle"
-    if saved.is_file():
-        try:
-            return serialize_executable.deserialize_and_load(*pickle.loads(saved.read_bytes()))
-        except Exception:  # noqa: BLE001 - damaged or from elsewhere: compile again below
-            pass
     size = CHUNKS[name]
     shapes = (jax.ShapeDtypeStruct((size, 16 * int(name)), "uint32"), jax.ShapeDtypeStruct((size,), "int32"))
-    compiled = jax.jit(_traced_kernel(name)).lower(*shapes).compile()
-    tmp = saved.with_name(f"{saved.name}.{os.getpid()}.tmp")  # workers may write it at once: whole or absent
-    try:
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(pickle.dumps(serialize_executable.serialize(compiled)))
-        os.replace(tmp, saved)
-    except OSError:  # a read-only or full disk: this process keeps its kernel, the next compiles again
-        tmp.unlink(missing_ok=True)
-    return compiled
-
-
-def _kernel_key(name: str) -> str:
-    """This module's code, the JAX version, the kernel and its chunk size, and the CPU's instruction set
-    extensions (the compiled code uses them)."""
-    import jax
-
-    cpu = Path("/proc/cpuinfo")
-    lines = cpu.read_text().splitlines() if cpu.is_file() else []
-    flags = next((line for line in lines if line.startswith("flags")), "")
-    parts = f"{jax.__version__}/{platform.machine()}/{flags}/{name}/{CHUNKS[name]}"
-    return sha256_bytes(Path(__file__).read_bytes() + parts.encode())[:16]
+    return load_or_compile("sha1_kernel", __file__, f"{name}/{size}", lambda: _traced_kernel(name), shapes)
 
 
 def _traced_kernel(name: str):
@@ -202,10 +163,3 @@ def _traced_kernel(name: str):
         return (h0 >> 24) | ((h0 >> 8) & u32(0xFF00)) | ((h0 << 8) & u32(0xFF0000)) | (h0 << 24)
 
     return hash32
-
-
-def _cache_dir() -> Path:
-    """MARIN_JAX_CACHE_DIR when it names a local folder (training's setting, which may also be a
-    storage URI), else ~/.cache/marin_assets/jax."""
-    folder = os.environ.get(CACHE_ENV, "")
-    return Path(folder) if folder and "://" not in folder else Path.home() / ".cache" / "marin_assets" / "jax"

@@ -1,5 +1,5 @@
 """What lets a fresh Spark Python worker hash with the SHA-1 kernel at once: the compiled kernel kept in a
-cache folder."""
+cache folder (compiled_kernels, which the MinHash kernel uses too)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from marin_assets.data.hash_families import sha1_kernel
+from marin_assets.data import compiled_kernels
 
 HASH_IN_A_NEW_PROCESS = """
 import sys
@@ -29,7 +29,7 @@ assert got == [sha1_hash32(buffer[s:e]) for s, e in zip(starts.tolist(), ends.to
 
 
 def _hash_in_a_new_process(mode: str, cache_dir: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, sha1_kernel.CACHE_ENV: str(cache_dir)}
+    env = {**os.environ, compiled_kernels.CACHE_ENV: str(cache_dir)}
     return subprocess.run([sys.executable, "-c", HASH_IN_A_NEW_PROCESS, mode], env=env, capture_output=True,
                           text=True, timeout=600)  # fmt: skip
 
@@ -51,10 +51,10 @@ def test_a_compiled_kernel_is_saved_once_and_later_processes_load_it(tmp_path):
 
 
 def test_the_cache_folder_is_the_local_jax_cache_setting_else_the_users_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv(sha1_kernel.CACHE_ENV, str(tmp_path))
-    assert sha1_kernel._cache_dir() == tmp_path
+    monkeypatch.setenv(compiled_kernels.CACHE_ENV, str(tmp_path))
+    assert compiled_kernels.cache_dir() == tmp_path
     default = Path.home() / ".cache" / "marin_assets" / "jax"
-    monkeypatch.setenv(sha1_kernel.CACHE_ENV, "gs://bucket/prefix/.cache/jax")  # training's may be a storage URI
-    assert sha1_kernel._cache_dir() == default
-    monkeypatch.delenv(sha1_kernel.CACHE_ENV)
-    assert sha1_kernel._cache_dir() == default
+    monkeypatch.setenv(compiled_kernels.CACHE_ENV, "gs://bucket/prefix/.cache/jax")  # training's may be a storage URI
+    assert compiled_kernels.cache_dir() == default
+    monkeypatch.delenv(compiled_kernels.CACHE_ENV)
+    assert compiled_kernels.cache_dir() == default
