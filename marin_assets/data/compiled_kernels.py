@@ -9,6 +9,7 @@ any of them compiles a new one, and an old file is never loaded for new code.
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import platform
@@ -30,15 +31,20 @@ def cache_dir() -> Path:
     return Path(folder) if folder and "://" not in folder else Path.home() / ".cache" / "marin_assets" / "jax"
 
 
-def kernel_key(source_file: str, parts: str) -> str:
-    """The saved kernel's name: its module's code, JAX, the machine, the CPU flags and `parts`."""
+@functools.cache
+def _machine() -> str:
+    """The JAX version, the machine and the CPU's flags: read once a process, whatever its kernels."""
     import jax
 
     cpu = Path("/proc/cpuinfo")
     lines = cpu.read_text().splitlines() if cpu.is_file() else []
     flags = next((line for line in lines if line.startswith("flags")), "")
-    described = f"{jax.__version__}/{platform.machine()}/{flags}/{parts}"
-    return sha256_bytes(Path(source_file).read_bytes() + described.encode())[:16]
+    return f"{jax.__version__}/{platform.machine()}/{flags}"
+
+
+def kernel_key(source_file: str, parts: str) -> str:
+    """The saved kernel's name: its module's code, JAX, the machine, the CPU flags and `parts`."""
+    return sha256_bytes(Path(source_file).read_bytes() + f"{_machine()}/{parts}".encode())[:16]
 
 
 def load_or_compile(prefix: str, source_file: str, parts: str, trace: Callable[[], Callable],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from marin_assets.data.hash_families import hash_family
 from marin_assets.data.minhash_kernel import ROW_WIDTH, ROWS_PER_CALL, minhash_signatures
 
 
@@ -18,9 +19,7 @@ def _expected(shingles: np.ndarray, counts: np.ndarray, a: np.ndarray, b: np.nda
 
 
 def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
-    return a, rng.integers(0, 1 << 32, num_perm, dtype=np.uint32)
+    return hash_family("polynomial").permutations(num_perm, seed)
 
 
 @pytest.mark.parametrize(
