@@ -19,6 +19,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from marin_assets.data.filters.ascii_regex import ascii_only
 from marin_assets.data.filters.infix_search import all_matches
 from marin_assets.data.filters.punctuation import PUNCTUATION
 from marin_assets.data.filters.suffix_search import end_anchored_search
@@ -27,15 +28,24 @@ RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
 NON_SYMBOL, HAS_LETTER = 1, 2  # word class bits (word_class)
 
 
+def _searches(prefix: str, suffix: str, infix: str, url: str) -> tuple:
+    """(prefix search, suffix search, infix matches, url match) for the patterns."""
+    return (re.compile(prefix).search,
+            end_anchored_search(suffix),  # the same matches, looking at the chunk's end
+            all_matches(infix),  # list(finditer), tried only where a match can start
+            re.compile(url).match)  # fmt: skip
+
+
 class SpacyEnglishRules:
     def __init__(self, data: dict):
         self.version = data["spacy_version"]
-        self.prefix = re.compile(data["prefix"]).search
-        self.suffix_pattern = data["suffix"]
-        self.suffix = end_anchored_search(self.suffix_pattern)  # the same matches, looking at the chunk's end
-        self.infix_pattern = data["infix"]
-        self.infix = all_matches(self.infix_pattern)  # list(finditer), tried only where a match can start
-        self.url = re.compile(data["url"]).match
+        self.suffix_pattern, self.infix_pattern = data["suffix"], data["infix"]
+        patterns = [data[key] for key in ("prefix", "suffix", "infix", "url")]
+        self.prefix, self.suffix, self.infix, self.url = self.searches = _searches(*patterns)
+        # the same searches for ASCII chunks (most chunks split for the first time), without what only
+        # matches other characters (ascii_regex.py)
+        restricted = [ascii_only(p) for p in patterns]
+        self.ascii_searches = self.searches if None in restricted else _searches(*restricted)
         self.token_match = re.compile(data["token_match"]).match if data["token_match"] else (lambda s: None)
         self.special: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in data["special_cases"].items()}
         # special cases made of affix characters are also found across the tokens of a chunk (spaCy's matcher)
@@ -51,6 +61,8 @@ class SpacyEnglishRules:
     def _affixes(self, chunk: str, specials: bool = True) -> list[str]:
         """spaCy's Tokenizer.explain for one chunk (no whitespace in it)."""
         special = self.special if specials else {}
+        prefix_search, suffix_search, infix_matches, url_match = (
+            self.ascii_searches if chunk.isascii() else self.searches)  # a chunk's parts are ASCII when it is
         tokens: list[str] = []
         suffixes: list[str] = []
         s = chunk
@@ -59,8 +71,8 @@ class SpacyEnglishRules:
                 tokens.extend(special[s])
                 break
             # each regex runs once per state of s (spaCy's loop tests the prefix, then the suffix, again)
-            pre = self.prefix(s)
-            suf = None if pre else self.suffix(s)
+            pre = prefix_search(s)
+            suf = None if pre else suffix_search(s)
             while pre or suf:
                 if self.token_match(s):
                     tokens.append(s)
@@ -75,21 +87,21 @@ class SpacyEnglishRules:
                         break
                     tokens.append(s[: pre.end()])
                     s = s[pre.end() :]
-                    suf = None if s in special else self.suffix(s)
+                    suf = None if s in special else suffix_search(s)
                 if suf:
                     if suf.start() == len(s):
                         break
                     suffixes.append(s[suf.start() :])
                     s = s[: suf.start()]
-                pre = self.prefix(s)
-                suf = None if pre else self.suffix(s)
+                pre = prefix_search(s)
+                suf = None if pre else suffix_search(s)
             if not s:
                 continue
-            if self.token_match(s) or self.url(s):
+            if self.token_match(s) or url_match(s):
                 tokens.append(s)
             elif s in special:
                 tokens.extend(special[s])
-            elif infixes := self.infix(s):
+            elif infixes := infix_matches(s):
                 offset = 0
                 for m in infixes:
                     if offset == 0 and m.start() == 0:
