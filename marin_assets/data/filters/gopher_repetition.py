@@ -17,7 +17,6 @@ from marin_assets.data.sorted_membership import in_sorted
 
 _PARAGRAPH_RE = re.compile(r"\n{2,}")
 _LINE_RE = re.compile(r"\n+")
-_MULTIPLIER, _MASK = int(HASH_MULTIPLIER), (1 << 64) - 1  # TextView.ngram_hashes' uint64 step, in Python ints
 
 
 class GopherRepetitionConfig(Recipe):
@@ -69,73 +68,72 @@ def top_ngram(view: TextView, n: int) -> tuple[int, int]:
     return top, (int(offsets[first + n] - offsets[first]) + n - 1) * top
 
 
-def _repeated_positions(hashes: np.ndarray) -> list[int]:
-    """The positions whose hash occurs more than once, in order (usually a handful)."""
+def _repeated_positions(hashes: np.ndarray) -> np.ndarray:
+    """The positions whose hash occurs more than once, in order."""
     ordered = np.sort(hashes)
     same = ordered[1:] == ordered[:-1]
     if not same.any():
-        return []
-    return np.flatnonzero(in_sorted(hashes, ordered[1:][same])).tolist()
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(in_sorted(hashes, ordered[1:][same]))
 
 
-def _group(positions: list[int], hashes: list[int]) -> dict[int, int]:
-    """{position: the last earlier of `positions` with the same hash} for those that have one."""
-    prev_of: dict[int, int] = {}
-    last: dict[int, int] = {}
-    for p, h in zip(positions, hashes):
-        if (q := last.get(h)) is not None:
-            prev_of[p] = q
-        last[h] = p
-    return prev_of
+def _previous_same(hashes: np.ndarray) -> np.ndarray:
+    """For each entry, the index of the last earlier entry with the same hash, or -1."""
+    order = np.argsort(hashes, kind="stable")  # equal hashes stay in position order
+    ordered = hashes[order]
+    same = ordered[1:] == ordered[:-1]
+    previous = np.full(len(hashes), -1, dtype=np.int64)
+    previous[order[1:][same]] = order[:-1][same]
+    return previous
+
+
+def _as_dict(positions: np.ndarray, previous: np.ndarray) -> dict[int, int]:
+    has = previous >= 0
+    return dict(zip(positions[has].tolist(), positions[previous[has]].tolist()))
 
 
 def earlier_occurrences(hashes: np.ndarray) -> dict[int, int]:
-    """{position: the last earlier position with the same hash} for the positions that have one."""
+    """{position: the last earlier position with the same hash} for the positions that have one, in order."""
     positions = _repeated_positions(hashes)
-    return _group(positions, hashes[positions].tolist()) if positions else {}
+    return _as_dict(positions, _previous_same(hashes[positions])) if len(positions) else {}
 
 
-def repeated_cover_chars(view: TextView, positions: list[int], n: int) -> int:
+def repeated_cover_chars(view: TextView, positions: np.ndarray, n: int) -> int:
     """Characters of the words inside the n-grams at `positions` (sorted, distinct).
 
     With the positions of the repeated n-grams, no m-gram (m >= n) has more duplicated_ngram_chars:
     each repeated m-gram is made of repeated n-grams, so its words are among these.
     """
-    if not positions:
+    if not len(positions):
         return 0
-    at = np.array(positions)
+    at = np.asarray(positions)
     delta = np.zeros(view.n_words + 1, dtype=np.int64)
     delta[at] += 1
     delta[at + n] -= 1
     return int(view.word_lengths[np.cumsum(delta[:-1]) > 0].sum())
 
 
-def earlier_occurrences_by_n(view: TextView, first: int, members: list[int] | None = None
+def earlier_occurrences_by_n(view: TextView, first: int, members: np.ndarray | None = None
                              ) -> Iterator[tuple[int, dict[int, int]]]:  # fmt: skip
     """(n, earlier_occurrences of the n-grams) for n = first, first + 1, ... (the caller stops).
 
-    `first` compares all n-grams (numpy); members: their _repeated_positions, when the caller has
-    them. A longer n-gram repeats only where its first n-1 words repeat, so each later n looks only
-    at the positions of a repeated (n-1)-gram (a handful; none once nothing repeats), extending
-    their hashes with Python ints exactly as ngram_hashes does.
+    `first` compares all n-grams; members: their _repeated_positions, when the caller has them. A
+    longer n-gram repeats only where its first n-1 words repeat, so each later n looks only at the
+    positions of a repeated (n-1)-gram, extending their hashes exactly as ngram_hashes does.
     """
     hashes = view.ngram_hashes(first)
-    if members is None:
-        members = _repeated_positions(hashes)
-    current = hashes[members].tolist() if members else []  # the members' n-gram hashes
-    n, n_words = first, view.n_words
+    members = _repeated_positions(hashes) if members is None else np.asarray(members, dtype=np.int64)
+    current = hashes[members]  # the members' n-gram hashes
+    n, n_words, word_hashes = first, view.n_words, view.word_hashes
     while True:
-        prev_of = _group(members, current)
-        yield n, prev_of
+        previous = _previous_same(current)
+        yield n, _as_dict(members, previous)
         n += 1
-        keep = {*prev_of, *prev_of.values()}  # in a repeated n-gram, and an (n+1)-gram still fits
-        kept = [(p, h) for p, h in zip(members, current) if p in keep and p + n <= n_words]
-        members = [p for p, _ in kept]
-        if members:
-            word_hashes = view.word_hashes[np.array(members) + (n - 1)].tolist()
-            current = [(h * _MULTIPLIER + w) & _MASK for (_, h), w in zip(kept, word_hashes)]
-        else:
-            current = []
+        keep = previous >= 0  # in a repeated n-gram (a repeat or the one it repeats), and an (n+1)-gram still fits
+        keep[previous[keep]] = True
+        keep &= members + n <= n_words
+        members = members[keep]
+        current = current[keep] * HASH_MULTIPLIER + word_hashes[members + (n - 1)]  # uint64: wraps as ngram_hashes
 
 
 def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = None,
@@ -156,7 +154,7 @@ def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = No
     offsets = view.word_char_offsets
     forgotten: set[int] = set()  # repeats and the positions their skips jumped over
     repeated = idx = 0
-    for pos in sorted(prev_of):
+    for pos in prev_of:  # in position order
         if pos < idx:
             continue
         earlier = prev_of[pos]
