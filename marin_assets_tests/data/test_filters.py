@@ -137,3 +137,17 @@ def test_pipeline_reports_first_failing_rule_with_filter_prefix():
     assert run_filters(C4_CASES[0][1], FilterSettings()).reason == "c4:lorem_ipsum"
     off = FilterSettings(gopher_repetition=None, gopher_quality=None, c4=None, fineweb=None)
     assert run_filters("", off).reason is None
+
+
+@pytest.mark.parametrize("rule,text", REPETITION_CASES)
+def test_gopher_repetition_gives_the_value_rule_values_measures(rule, text):
+    """The n-gram rules report the value that tripped them (no second count); it is rule_values' measure."""
+    from marin_assets.data.filters.pipeline import FilterSettings
+    from marin_assets.data.filters.rule_values import measured_value
+
+    found, value = gopher_repetition.check_with_value(TextView(text), GopherRepetitionConfig())
+    assert found == rule
+    if "gram" in rule:
+        assert value is not None and value == measured_value(f"gopher_repetition:{rule}", text, FilterSettings())
+    else:
+        assert value is None

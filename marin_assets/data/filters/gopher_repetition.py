@@ -172,22 +172,30 @@ def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = No
 
 def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
     """The first failing rule's name, or None."""
+    found = check_with_value(view, cfg)
+    return found[0] if found else None
+
+
+def check_with_value(view: TextView, cfg: GopherRepetitionConfig) -> tuple[str, float | None] | None:
+    """(the first failing rule, the value that tripped it), or None. The n-gram rules give their value
+    (the characters they counted, as a fraction of the text, as rule_values measures it), so a rejected
+    text is not counted again; the others give None (rule_values measures them)."""
     text = view.text
     if not text:
-        return "empty"
+        return "empty", None
     paragraphs = split_paragraphs(text.strip())
     dup_paragraphs, dup_chars = find_duplicates(paragraphs)
     if _exceeds(dup_paragraphs / len(paragraphs), cfg.dup_para_frac):
-        return "dup_para_frac"
+        return "dup_para_frac", None
     if _exceeds(dup_chars / len(text), cfg.dup_para_char_frac):
-        return "dup_para_char_frac"
+        return "dup_para_char_frac", None
 
     lines = split_lines(text)
     dup_lines, dup_chars = find_duplicates(lines)
     if _exceeds(dup_lines / len(lines), cfg.dup_line_frac):
-        return "dup_line_frac"
+        return "dup_line_frac", None
     if _exceeds(dup_chars / len(text), cfg.dup_line_char_frac):
-        return "dup_line_char_frac"
+        return "dup_line_char_frac", None
 
     n_words = view.n_words
     bound = None  # (n, count) of the last top n-gram counted: no longer n-gram occurs more often
@@ -198,7 +206,7 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
             continue  # even the longest n-gram, that often, stays under the threshold: no need to count
         count, chars = top_ngram(view, n)
         if chars / len(text) > frac:
-            return f"top_{n}_gram"
+            return f"top_{n}_gram", round(chars / len(text), 4)
         bound = (n, count)
 
     if not cfg.dup_n_grams:
@@ -213,6 +221,7 @@ def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
         while n not in found:
             m, prev_of = next(by_n)
             found[m] = prev_of
-        if duplicated_ngram_chars(view, n, stop_above=frac, prev_of=found[n]) / len(text) > frac:
-            return f"duplicated_{n}_n_grams"
+        chars = duplicated_ngram_chars(view, n, prev_of=found[n])  # all of them: the value users see
+        if chars / len(text) > frac:
+            return f"duplicated_{n}_n_grams", round(chars / len(text), 4)
     return None

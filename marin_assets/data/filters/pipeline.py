@@ -52,14 +52,14 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
     view = TextView(text)
 
     def rejected(name: str, trip: str | tuple) -> FilterOutcome:
-        rule, value = trip if isinstance(trip, tuple) else (trip, None)
+        rule, value = trip if isinstance(trip, tuple) else (trip, None)  # value None: measured below
         reason = f"{name}:{rule}"
         if value is None:  # `text`: what this filter saw (after reflow and C4's lines)
             value = measured_value(reason, text, settings, view if text == view.text else None)
         return FilterOutcome(reason, original, stats, value)
 
     if settings.gopher_repetition is not None:
-        if rule := gopher_repetition.check(view, settings.gopher_repetition):
+        if rule := gopher_repetition.check_with_value(view, settings.gopher_repetition):
             return rejected("gopher_repetition", rule)
     if settings.gopher_quality is not None:
         if rule := gopher_quality.check(view, settings.gopher_quality):
