@@ -136,16 +136,14 @@ def earlier_occurrences_by_n(view: TextView, first: int, members: np.ndarray | N
         current = current[keep] * HASH_MULTIPLIER + word_hashes[members + (n - 1)]  # uint64: wraps as ngram_hashes
 
 
-def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = None,
-                           prev_of: dict[int, int] | None = None) -> int:  # fmt: skip
+def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | None = None) -> int:
     """Characters in repeated n-grams, scanning left to right and skipping past each repeat.
 
     The scan (datatrove's find_all_duplicate) remembers the n-grams it visits; a repeat's n words
     are skipped, so the n-grams starting inside it are never remembered. Only positions whose hash
     occurred before can be repeats, so just those are visited, in order: one is a repeat when an
-    earlier occurrence was remembered (neither a repeat nor skipped). stop_above: return as soon as
-    the repeated characters exceed this fraction of the text (the rule has tripped). prev_of: the
-    n-grams' earlier_occurrences, when the caller has them.
+    earlier occurrence was remembered (neither a repeat nor skipped). prev_of: the n-grams'
+    earlier_occurrences (in position order, as it gives them), when the caller has them.
     """
     if prev_of is None:
         prev_of = earlier_occurrences(view.ngram_hashes(n))
@@ -165,8 +163,6 @@ def duplicated_ngram_chars(view: TextView, n: int, stop_above: float | None = No
         repeated += int(offsets[pos + n] - offsets[pos])
         forgotten.update(range(pos, pos + n))
         idx = pos + n
-        if stop_above is not None and repeated / len(view.text) > stop_above:  # the test check() makes
-            break
     return repeated
 
 
