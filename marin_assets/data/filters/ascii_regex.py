@@ -16,17 +16,11 @@ from __future__ import annotations
 
 import re
 
-try:  # the parser and opcodes re itself uses
-    from re import _constants as sre_c
-    from re import _parser as sre_parse
-except ImportError:  # pragma: no cover - another Python: no restriction
-    sre_parse = sre_c = None
+from marin_assets.data.filters.infix_search import CATEGORIES, sre_c, sre_parse  # sre_*: None on another Python
 
 _NEVER = None  # an item that cannot match any ASCII text
 _AT = {"AT_BEGINNING": "^", "AT_END": "$", "AT_BEGINNING_STRING": r"\A", "AT_END_STRING": r"\Z",
        "AT_BOUNDARY": r"\b", "AT_NON_BOUNDARY": r"\B"}  # fmt: skip
-_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
-               "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}  # fmt: skip
 ASCII_CHARS = [chr(code) for code in range(128)]
 
 
@@ -77,8 +71,8 @@ def _class_source(items) -> str:
             out.append(re.escape(chr(av)))
         elif op is sre_c.RANGE:
             out.append(f"{re.escape(chr(av[0]))}-{re.escape(chr(av[1]))}")
-        elif op is sre_c.CATEGORY and str(av) in _CATEGORIES:
-            out.append(_CATEGORIES[str(av)])
+        elif op is sre_c.CATEGORY and str(av) in CATEGORIES:
+            out.append(CATEGORIES[str(av)])
         else:
             raise Unsupported(f"class item {op}")
     return "[" + "".join(out) + "]"

@@ -19,7 +19,8 @@ try:  # the parser and opcodes re itself uses
 except ImportError:  # pragma: no cover - another Python: the plain finditer
     sre_parse = sre_c = None
 
-_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
+# re's category codes as the escapes that spell them (ascii_regex.py rebuilds classes with them too)
+CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
                "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}  # fmt: skip
 
 
@@ -35,8 +36,8 @@ def _class_items(items: list) -> list[str] | None:
             out.append(_char(av))
         elif op is sre_c.RANGE:
             out.append(f"{_char(av[0])}-{_char(av[1])}")
-        elif op is sre_c.CATEGORY and str(av) in _CATEGORIES:
-            out.append(_CATEGORIES[str(av)])
+        elif op is sre_c.CATEGORY and str(av) in CATEGORIES:
+            out.append(CATEGORIES[str(av)])
         else:
             return None
     return out
