@@ -8,6 +8,7 @@ rejected (reason = rule name, value = what tripped it) or quarantined.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Iterator
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
@@ -18,6 +19,7 @@ from marin_assets.data.extraction_worker import ExtractionTimeout, ExtractionWor
 from marin_assets.data.filters.pipeline import run_filters
 from marin_assets.data.language import drop_foreign_paragraphs, identify_languages, language_rejection
 from marin_assets.data.normalize import normalize_text
+from marin_assets.data.outcome_memo import CONTENT_FIELDS, Outcome, OutcomeMemo, content_key, memo_for
 from marin_assets.data.readers import QuarantinedRecord, RawRecord
 
 KEPT, REJECTED, QUARANTINED = "kept", "rejected", "quarantined"
@@ -65,6 +67,7 @@ class RecordCleaner:
         dedup = recipe.dedup
         self.hasher = MinHasher(dedup.num_perm, dedup.shingle_size, dedup.seed, dedup.hash_family) if dedup.near else None
         self._extract = None  # built where the records are (a Spark worker), never pickled
+        self.memo_id = uuid.uuid4().hex  # the workers' outcome memo for this cleaner (outcome_memo.py)
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_extract": None}
@@ -89,13 +92,42 @@ class RecordCleaner:
         return self.clean_many([rec])[0]
 
     def clean_many(self, records: list[dict]) -> list[dict]:
-        """clean for each record; the documents that reach the language step are identified in one batch."""
-        prepared = [self._prepare(rec) for rec in records]
+        """clean for each record; the documents that reach the language step are identified in one batch.
+
+        A content this worker cleaned before (or an earlier record here has) takes that outcome.
+        """
+        memo = memo_for(self.memo_id)
+        rows: list = [None] * len(records)
+        keys = [content_key(rec) for rec in records]
+        waiting = list(range(len(records)))
+        while waiting:  # a content's later records wait for its first (again, if that one's outcome may not recur)
+            todo, later, contents = [], [], set()
+            for i in waiting:
+                if keys[i] is not None and (outcome := memo.get(keys[i])) is not None:
+                    rows[i] = _row_with(records[i], outcome)
+                elif keys[i] is not None and keys[i] in contents:
+                    later.append(i)
+                else:
+                    contents.add(keys[i])
+                    todo.append(i)
+            self._clean_into(rows, records, keys, todo, memo)
+            waiting = later
+        return rows
+
+    def _clean_into(self, rows: list, records: list[dict], keys: list, indices: list[int], memo: OutcomeMemo) -> None:
+        """Clean records[i] into rows[i] for each index, remembering each outcome that may recur."""
+        prepared = [self._prepare(records[i]) for i in indices]
         pending = [(row, text) for row, text in prepared if text is not None]
         languages = self._identify([text for _, text in pending])
-        for (row, text), language in zip(pending, languages, strict=True):
-            self._finish(row, text, language)
-        return [row for row, _ in prepared]
+        added = {id(row): self._finish(row, text, language)
+                 for (row, text), language in zip(pending, languages, strict=True)}  # fmt: skip
+        for i, (row, _) in zip(indices, prepared, strict=True):
+            extra = added.get(id(row), {})
+            if extra:
+                row["metadata"] = _with_metadata(row["metadata"], extra)
+            rows[i] = row
+            if keys[i] is not None and row["status"] != QUARANTINED:  # a quarantined outcome may not recur
+                memo.put(keys[i], Outcome(tuple(row[name] for name in CONTENT_FIELDS), extra))
 
     def _prepare(self, rec: dict) -> tuple[dict, str | None]:
         """Extraction and normalisation: (row, text for the language step) or (finished row, None)."""
@@ -130,19 +162,18 @@ class RecordCleaner:
         return identify_languages(texts, cfg.samples, cfg.sample_chars)
 
     def _finish(self, row: dict, text: str, language: tuple[str, float] | None) -> dict:
-        """Language rules, quality filters, curation and the exact key, on a row _prepare left open."""
-        text, reason, value = self._language(text, row, language)
+        """Language rules, quality filters, curation and the exact key, on a row _prepare left open;
+        returns what goes into the row's metadata (language, what line rules removed)."""
+        text, reason, value, added = self._language(text, row, language)
         if reason:
             row.update(reason=reason, value=value)
-            return row
+            return added
         outcome = run_filters(text, self.recipe.filters)
         if "line_removed_frac" in outcome.stats:  # what line rules removed, per document (kept or not)
-            metadata = json.loads(row["metadata"] or "{}")
-            metadata.update({k: outcome.stats[k] for k in ("line_removed_frac", "line_removed_chars")})
-            row["metadata"] = json.dumps(metadata, sort_keys=True)
+            added.update({k: outcome.stats[k] for k in ("line_removed_frac", "line_removed_chars")})
         if not outcome.kept:
             row.update(reason=outcome.reason, value=None if outcome.value is None else str(outcome.value))
-            return row
+            return added
         text = outcome.text
         if self.curation is not None:
             curated = self.curation.run(text)
@@ -150,29 +181,28 @@ class RecordCleaner:
                        quality_score=curated.fields.get("quality_score"))  # fmt: skip
             if curated.reject:
                 row["reason"] = curated.reject
-                return row
+                return added
             text = curated.text
         row.update(status=KEPT, text=text, reason=None)
         if self.recipe.dedup.exact:
             row["exact_key"] = exact_key(text)
-        return row
+        return added
 
-    def _language(self, text: str, row: dict, language: tuple[str, float] | None) -> tuple[str, str | None, str | None]:
-        """(text, rejecting rule or None, its value); language and score go into the row's metadata."""
+    def _language(self, text: str, row: dict, language: tuple[str, float] | None
+                  ) -> tuple[str, str | None, str | None, dict]:  # fmt: skip
+        """(text, rejecting rule or None, its value, metadata: the language, its score, paragraphs dropped)."""
         cfg = self.recipe.language
         if language is None:
-            return text, None, None
-        metadata = json.loads(row["metadata"] or "{}")
+            return text, None, None, {}
         lang, score = language
-        metadata.update(language=lang, language_score=score)
+        metadata = {"language": lang, "language_score": score}
         reason = language_rejection(lang, score, cfg.allowlist, cfg.min_score)
         if reason is None and cfg.drop_paragraphs:
             dropped = drop_foreign_paragraphs(text, cfg.allowlist, cfg.paragraph_min_chars, cfg.min_score)
             metadata.update(language_dropped_paragraphs=dropped.dropped, language_dropped_chars=dropped.dropped_chars)
             text = dropped.text
             row["text"] = text
-        row["metadata"] = json.dumps(metadata, sort_keys=True)
-        return text, reason, f"{lang} {score}"
+        return text, reason, f"{lang} {score}", metadata
 
     def clean_batches(self, batches: Iterable) -> Iterator:
         """mapInArrow body: Arrow batches of RECORD_COLUMNS -> Arrow batches of ROW_COLUMNS.
@@ -203,3 +233,15 @@ class RecordCleaner:
         keys = band_key_matrix(signatures, self.recipe.dedup.bands, self.recipe.dedup.rows).tolist()
         for row, key, words in zip(kept, keys, has_words, strict=True):
             row["bands"] = key if words else None
+
+
+def _with_metadata(metadata: str | None, added: dict) -> str:
+    return json.dumps({**json.loads(metadata or "{}"), **added}, sort_keys=True)
+
+
+def _row_with(rec: dict, outcome: Outcome) -> dict:
+    """The row of a record whose content's outcome is known: its own fields, the outcome's."""
+    own = {name: rec[name] for name in ("id", "url", "raw_length", "file", "offset", "excerpt")}
+    own["metadata"] = _with_metadata(rec["metadata"], outcome.metadata) if outcome.metadata else rec["metadata"]
+    found = dict(zip(CONTENT_FIELDS, outcome.fields))
+    return {name: own[name] if name in own else found.get(name) for name in ROW_COLUMNS}  # bands: None

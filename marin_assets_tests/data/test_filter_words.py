@@ -69,3 +69,25 @@ def test_shipped_rules_are_the_installed_spacys():
     assert shipped.infix_pattern == tok.infix_finditer.__self__.pattern
     assert shipped.url.__self__.pattern == tok.url_match.__self__.pattern
     assert shipped.special == {k: tuple(t[ORTH] for t in v) for k, v in tok.rules.items() if not k.isspace()}
+
+
+def test_what_stripping_leaves_is_split_once_with_the_same_tokens(monkeypatch):
+    """The affix loop's inner states are remembered (words.SpacyEnglishRules._inner): a chunk gives the
+    same tokens whether what its affixes leave was met before, in another chunk, or not."""
+    import marin_assets.data.filters.words as words
+
+    spacy = rules()
+    chunks = ['("U.S.")', '"U.S.",', "(e.g.),", "((cannot))", "(10km),", "[man-db.service];", "(==)!", "'x>=4.0'", "(x),"]
+    alone = {}
+    for chunk in chunks:
+        spacy.state_tokens.clear()
+        alone[chunk] = spacy.split_chunk(chunk)
+    assert alone['("U.S.")'] == ("(", '"', "U.S.", '"', ")") and alone["((cannot))"] == ("(", "(", "can", "not", ")", ")")
+    order = chunks + chunks[::-1]
+    assert [spacy.split_chunk(chunk) for chunk in order] == [alone[chunk] for chunk in order]
+    assert '"U.S."' in spacy.state_tokens and "10km" in spacy.state_tokens  # inner states
+    assert "x" not in spacy.state_tokens  # letters alone are one word, with no lookup
+    monkeypatch.setattr(words, "STATE_MEMO_MAX", 2)  # a full memo starts afresh
+    spacy.state_tokens.clear()
+    assert [spacy.split_chunk(chunk) for chunk in order] == [alone[chunk] for chunk in order]
+    assert len(spacy.state_tokens) <= 2

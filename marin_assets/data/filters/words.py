@@ -26,6 +26,7 @@ from marin_assets.data.filters.suffix_search import end_anchored_search
 
 RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
 NON_SYMBOL, HAS_LETTER = 1, 2  # word class bits (word_class)
+STATE_MEMO_MAX = 200_000  # inner states remembered per process (what is left of chunks after an affix)
 
 
 def _searches(prefix: str, suffix: str, infix: str, url: str) -> tuple:
@@ -46,80 +47,98 @@ class SpacyEnglishRules:
         # matches other characters (ascii_regex.py)
         restricted = [ascii_only(p) for p in patterns]
         self.ascii_searches = self.searches if None in restricted else _searches(*restricted)
-        self.token_match = re.compile(data["token_match"]).match if data["token_match"] else (lambda s: None)
+        # None when the rules have none (English): a no-op call per state would cost ~5% of the splitting
+        self.token_match = re.compile(data["token_match"]).match if data["token_match"] else None
         self.special: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in data["special_cases"].items()}
+        self.state_tokens: dict[str, tuple[str, ...]] = {}  # inner states of the affix loop -> tokens (_inner)
         # special cases made of affix characters are also found across the tokens of a chunk (spaCy's matcher)
         self.matched: dict[tuple[str, ...], tuple[str, ...]] = {}
         for key, tokens in self.special.items():
             if self.prefix(key) or self.suffix(key) or self.infix(key):
-                pattern = tuple(self._affixes(key, specials=False))
+                pattern = self._affixes(key, specials=False)
                 if len(pattern) > 1:
                     self.matched.setdefault(pattern, tokens)
         self.longest = max((len(p) for p in self.matched), default=0)
         self.match_starts = {p[0] for p in self.matched}  # a match needs one of these tokens first
 
-    def _affixes(self, chunk: str, specials: bool = True) -> list[str]:
+    def _affixes(self, chunk: str, specials: bool = True) -> tuple[str, ...]:
         """spaCy's Tokenizer.explain for one chunk (no whitespace in it)."""
         special = self.special if specials else {}
-        prefix_search, suffix_search, infix_matches, url_match = (
-            self.ascii_searches if chunk.isascii() else self.searches)  # a chunk's parts are ASCII when it is
-        tokens: list[str] = []
-        suffixes: list[str] = []
-        s = chunk
-        while s:
-            if s in special:
-                tokens.extend(special[s])
-                break
-            # each regex runs once per state of s (spaCy's loop tests the prefix, then the suffix, again)
-            pre = prefix_search(s)
-            suf = None if pre else suffix_search(s)
-            while pre or suf:
-                if self.token_match(s):
-                    tokens.append(s)
-                    s = ""
-                    break
-                if s in special:
-                    tokens.extend(special[s])
-                    s = ""
-                    break
-                if pre:
-                    if pre.end() == 0:
-                        break
-                    tokens.append(s[: pre.end()])
-                    s = s[pre.end() :]
-                    suf = None if s in special else suffix_search(s)
-                if suf:
-                    if suf.start() == len(s):
-                        break
-                    suffixes.append(s[suf.start() :])
-                    s = s[: suf.start()]
-                pre = prefix_search(s)
-                suf = None if pre else suffix_search(s)
-            if not s:
+        if chunk in special:
+            return special[chunk]
+        return self._from_state(chunk, special, self.state_tokens if specials else {}) if chunk else ()
+
+    def _from_state(self, s: str, special: dict, memo: dict) -> tuple[str, ...]:
+        """The tokens of s from the top of spaCy's prefix/suffix loop (s not empty).
+
+        Each pass strips a prefix, then a suffix, and the loop goes on with what is left, from its top
+        again: what a state becomes depends on that string alone, so inner states are remembered
+        (_inner). "word," and "(word" both leave "word", split once (or not at all: letters only).
+        """
+        prefix_search, suffix_search, _, _ = self.ascii_searches if s.isascii() else self.searches
+        pre = prefix_search(s)  # each regex runs once per state (spaCy's loop tests the prefix, then the suffix, again)
+        suf = None if pre else suffix_search(s)
+        if not (pre or suf):
+            return self._core(s, special)
+        if self.token_match and self.token_match(s):
+            return (s,)
+        if s in special:
+            return special[s]
+        head: tuple[str, ...] = ()
+        if pre:
+            if pre.end() == 0:
+                return self._core(s, special)
+            head, s = (s[: pre.end()],), s[pre.end() :]
+            suf = None if s in special else suffix_search(s)
+        if not suf:
+            return head + self._inner(s, special, memo)
+        if suf.start() == len(s):
+            return head + self._core(s, special)
+        return head + self._inner(s[: suf.start()], special, memo) + (s[suf.start() :],)
+
+    def _inner(self, s: str, special: dict, memo: dict) -> tuple[str, ...]:
+        """_from_state for a state left by stripping, remembered (letters alone are no affix: one word)."""
+        if s.isalpha() and s not in special:
+            return (s,)
+        if not s:
+            return ()
+        found = memo.get(s)
+        if found is None:
+            if len(memo) >= STATE_MEMO_MAX:
+                memo.clear()
+            found = memo[s] = self._from_state(s, special, memo)
+        return found
+
+    def _core(self, s: str, special: dict) -> tuple[str, ...]:
+        """What is left when no affix strips: a token (URL-like or special), or split at its infixes."""
+        if not s:
+            return ()
+        _, _, infix_matches, url_match = self.ascii_searches if s.isascii() else self.searches
+        if (self.token_match and self.token_match(s)) or url_match(s):
+            return (s,)
+        if s in special:
+            return special[s]
+        infixes = infix_matches(s)
+        if not infixes:
+            return (s,)
+        tokens, offset = [], 0
+        for m in infixes:
+            start, end = m.span()
+            if offset == 0 and start == 0:
                 continue
-            if self.token_match(s) or url_match(s):
-                tokens.append(s)
-            elif s in special:
-                tokens.extend(special[s])
-            elif infixes := infix_matches(s):
-                offset = 0
-                for m in infixes:
-                    if offset == 0 and m.start() == 0:
-                        continue
-                    tokens.extend(part for part in (s[offset : m.start()], s[m.start() : m.end()]) if part)
-                    offset = m.end()
-                if s[offset:]:
-                    tokens.append(s[offset:])
-            else:
-                tokens.append(s)
-            s = ""
-        tokens.extend(reversed(suffixes))
-        return tokens
+            if start > offset:
+                tokens.append(s[offset:start])
+            if end > start:
+                tokens.append(s[start:end])
+            offset = end
+        if offset < len(s):
+            tokens.append(s[offset:])
+        return tuple(tokens)
 
     def split_chunk(self, chunk: str) -> tuple[str, ...]:
         tokens = self._affixes(chunk)
-        if len(tokens) < 2 or not self.longest:
-            return tuple(tokens)
+        if len(tokens) < 2 or self.match_starts.isdisjoint(tokens):
+            return tokens
         out, i = [], 0
         while i < len(tokens):  # longest special case starting here, as spaCy's filter_spans keeps it
             for n in range(min(self.longest, len(tokens) - i) if tokens[i] in self.match_starts else 0, 1, -1):
