@@ -15,6 +15,8 @@ read and extract).
 The whole path runs --repeat times (default 3) per container, each round on a new Spark session (new
 Python workers, so the filters' per-process chunk memo starts empty, as in a new run; the JVM stays): each
 round is printed, then the median and range; the verdict uses the median. --no-stages skips the one-core table.
+Before the whole path: the share of records (and bytes) that repeat an earlier record's content byte for
+byte, which the whole path cleans once (data/outcome_memo.py); the per-stage table cleans every record.
 Targets (issue 17), whole path on 2 cores: >= 3 MB/s HTML, >= 5 MB/s plain text.
 """
 
@@ -53,6 +55,23 @@ def print_stages(container: str, timings: list) -> None:
         _row(container, t, total)
     print(f"{container:<5} {'per-stage total (one core)':<34} {timings[0].docs:>8,} {timings[0].nbytes / 1e6:>8.1f} "
           f"{total:>8.2f} {timings[0].docs / total:>9,.0f} {timings[0].nbytes / 1e6 / total:>7.2f}")  # fmt: skip
+
+
+def print_copies(container: str, records: list, raw_bytes: int) -> None:
+    """How much of the corpus repeats another record's content byte for byte: the whole path cleans each
+    content once per task (outcome_memo), so its rate depends on this share."""
+    from marin_assets.data.outcome_memo import content_key
+
+    seen, copies, copy_bytes = set(), 0, 0
+    for r in records:
+        if not hasattr(r, "content"):
+            continue
+        key = content_key({"kind": "record", "content": r.content, "content_type": r.content_type})
+        if key in seen:
+            copies, copy_bytes = copies + 1, copy_bytes + len(r.content.encode())
+        seen.add(key)
+    print(f"{container:<5} byte-identical copies of an earlier record: {copies:,} of {len(records):,} records, "
+          f"{copy_bytes / max(raw_bytes, 1):.1%} of the bytes (the whole path cleans each content once)")  # fmt: skip
 
 
 def whole_path(sessions, spec, recipe, container: str, raw_bytes: int, docs: int, eval_index, model,
@@ -131,6 +150,7 @@ def main() -> None:
             print_stages(container, run_stages(spec, files, recipe, curation)[1])
         records = [r for path in files for r in read_file(path, spec, recipe.max_record_bytes)]
         raw = sum(len(r.content.encode()) for r in records if hasattr(r, "content"))
+        print_copies(container, records, raw)
         rate, conserved = whole_path(new_session, spec, recipe, container, raw, len(records), eval_index, model,
                                      args.repeat)  # fmt: skip
         verdicts.append((container, rate, conserved))
