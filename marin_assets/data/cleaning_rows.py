@@ -212,6 +212,7 @@ class RecordCleaner:
         import pyarrow as pa
 
         schema = row_arrow_schema()
+        memo_for(self.memo_id).start_task()
         try:
             for whole in batches:
                 for start in range(0, whole.num_rows, PYTHON_ROWS):

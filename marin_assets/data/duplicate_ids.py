@@ -15,8 +15,8 @@ EXCERPT_CHARS = 200
 def quarantine_duplicate_ids(raw, partitions: int):
     """raw records (cleaning_job.RECORD_SCHEMA) -> the same rows, later duplicates as quarantine rows.
 
-    Hash-partitioning by id into `partitions` is the one shuffle: the window reuses it, and it also
-    spreads a source of few big files over the workers.
+    Hash-partitioning by id into `partitions` is the window's one shuffle (it also spreads a source of
+    few big files over the workers); the cleaning job then shuffles by content (cleaning_job).
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F

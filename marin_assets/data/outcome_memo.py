@@ -66,6 +66,13 @@ class OutcomeMemo:
         self.size += cost
 
 
+    def start_task(self) -> None:
+        """A task's copies meet in it (cleaning_job shuffles by content): past half full, start afresh
+        before the task rather than in the middle of it, where its own copies would miss."""
+        if self.size > self.max_bytes // 2:
+            self.outcomes, self.size = {}, 0
+
+
 _MEMOS: dict[str, OutcomeMemo] = {}
 
 

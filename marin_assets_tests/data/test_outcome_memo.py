@@ -85,6 +85,11 @@ def test_the_memo_starts_afresh_when_full_and_a_worker_keeps_few_memos():
     assert memo.get(b"a") is outcome and memo.hits == 1
     memo.put(b"c", outcome)  # past 1000 characters: the memo starts afresh with c
     assert memo.get(b"a") is None and memo.get(b"c") is outcome
+    memo.start_task()  # at most half full: kept
+    assert memo.get(b"c") is outcome
+    memo.put(b"d", outcome)
+    memo.start_task()  # past half full: a task starts with an empty memo, not with a reset in its middle
+    assert memo.get(b"c") is None and memo.size == 0
     outcome_memo._MEMOS.clear()
     first = memo_for("cleaner-0")
     for i in range(1, outcome_memo._KEPT_MEMOS + 1):
