@@ -3,13 +3,13 @@
 files (list_source_files) -> records (read_file, inside Spark) -> later records with an id seen
 before quarantined as duplicate_id (a window by id) -> records shuffled by content, so that
 byte-identical copies meet in one task and are cleaned once (outcome_memo) -> RecordCleaner
-(extraction, normalisation, language, filters, dedup keys; mapInArrow) -> dedup decisions in Spark (spark_dedup: exact keys,
-then LSH buckets and connected components; the smallest (id, source) survives; within each
-source or across all, by recipe.dedup.scope) -> deterministic Parquet files. A duplicate's
-rejected row names the kept document (kept_id, kept_source). Counts conserve: records in = kept +
-rejected + quarantined, and the records counted per file by format (record_counts, apart from
-the readers; counted in the read tasks themselves, so no second pass over the files) must equal the
-records the cleaner saw.
+(extraction, normalisation, language, filters, dedup keys; mapInArrow) -> dedup decisions in
+Spark (spark_dedup: exact keys, then LSH buckets and connected components; the smallest (id,
+source) survives; within each source or across all, by recipe.dedup.scope) -> deterministic
+Parquet files. A duplicate's rejected row names the kept document (kept_id, kept_source). Counts
+conserve: records in = kept + rejected + quarantined, and the records counted per file by format
+(record_counts, apart from the readers; counted in the read tasks themselves, so no second pass
+over the files) must equal the records the cleaner saw.
 """
 
 from __future__ import annotations
