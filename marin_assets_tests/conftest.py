@@ -5,7 +5,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import pytest
+# Before anything starts gRPC (the Dataproc stub, the GCS emulator's clients): see resources/spark.py
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
+import pytest  # noqa: E402
 
 from marin_assets.resources.spark import SparkResource
 from marin_assets_tests.file_durations import longest_files_first

@@ -13,6 +13,11 @@ from pydantic import Field
 
 from marin_assets.resources.spark_kubernetes import KubernetesSpark
 
+# gRPC's fork handlers can crash a child between fork and exec while gRPC's poller runs (grpc/grpc#43055,
+# grpcio >= 1.81: "epoll_wait ... Bad file descriptor"); the JVM launch then fails with JAVA_GATEWAY_EXITED.
+# Dagster, the Dataproc and GCS clients run gRPC in the processes that start Spark, and that child always
+# execs, so it needs no fork support. Read when gRPC initialises: set before any channel or server starts.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 _LOOPBACK_MASTER = re.compile(r"spark://(127\.0\.0\.1|localhost)(:\d+)?$")
 
