@@ -35,6 +35,8 @@ class SparkResource(dg.ConfigurableResource):
     def session_conf(self) -> dict[str, str]:
         """Every spark.* setting the session starts with: defaults, the master's needs, then `conf`."""
         conf = dict(LOCAL_DEFAULTS)
+        if self.master.startswith("local"):
+            conf.update(LOCAL_JIT)
         if self.master.startswith("k8s://"):
             missing = [f for f in ("k8s_namespace", "k8s_executor_image", "k8s_service_account") if not getattr(self, f)]
             if missing:
@@ -83,7 +85,10 @@ LOCAL_DEFAULTS = {
     "spark.sql.execution.arrow.maxBytesPerBatch": str(32 * 2**20),
 }
 
-# The JVM keeps its default tiered JIT. A C1-only default (-XX:TieredStopAtLevel=1) was tried and
-# reverted: on 2 cores, measured alone in one run beside C2, high Tier4 thresholds and C2-only,
-# cleaning was within noise (text 2.06 vs 2.01-2.42 MB/s) and near dedup slowest (2.15x vs 2.58-2.81x
-# datasketch). A user who wants it sets spark.{driver,executor}.extraJavaOptions through `conf`.
+# local[N]: the driver JVM is the only executor and shares the few cores with the Python workers.
+# There a C1-only JIT: the cleaning's JVM work is short, generated code changes with every query, and
+# the C2 compiler cost 13-21 s of CPU a text round of the Debian benchmark (local[2]). Alternated on
+# 2026-12-06, two runs of 3 rounds each: medians 92.1 / 87.8 s against 96.3 / 96.3 s with the tiered
+# JIT; near dedup stays above 3x datasketch (README). Clusters keep the JVM's default (longer-running
+# executors repay C2). `conf` wins: a user's spark.driver.extraJavaOptions replaces this one.
+LOCAL_JIT = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}

@@ -56,8 +56,17 @@ def test_production_cleans_on_the_dataproc_cluster_of_dataproc_yaml(production_e
     assert spec.job_properties()["spark.pyspark.python"] == k8s_conf["spark.pyspark.python"]
 
 
-@pytest.mark.parametrize("master", ["local[2]", "local[*]", "spark://127.0.0.1:7077", "spark://10.0.0.5:7077"])
-def test_the_jvm_keeps_its_default_jit_and_a_users_flags_pass_through(master):
+@pytest.mark.parametrize("master", ["local[2]", "local[*]"])
+def test_a_local_driver_runs_a_c1_only_jit_and_a_users_flags_win(master):
+    from marin_assets.resources.spark import SparkResource
+
+    assert SparkResource(master=master).session_conf()["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
+    own = SparkResource(master=master, conf={"spark.driver.extraJavaOptions": "-Xss4m"}).session_conf()
+    assert own["spark.driver.extraJavaOptions"] == "-Xss4m"
+
+
+@pytest.mark.parametrize("master", ["spark://127.0.0.1:7077", "spark://10.0.0.5:7077"])
+def test_a_cluster_keeps_the_default_jit_and_a_users_flags_pass_through(master):
     from marin_assets.resources.spark import SparkResource
 
     assert not any("extraJavaOptions" in key for key in SparkResource(master=master).session_conf())
@@ -70,7 +79,7 @@ def test_production_k8s_conf_sets_no_jvm_flags(production_env):
     assert not any("extraJavaOptions" in key for key in k8s_conf)
 
 
-def test_the_running_session_uses_the_tiered_jit(spark):
+def test_the_running_local_session_uses_the_c1_only_jit(spark):
     jvm = spark.sparkContext._jvm
     flags = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
-    assert not any(flag.startswith("-XX:TieredStopAtLevel") for flag in flags)
+    assert spark.sparkContext.master.startswith("local") and "-XX:TieredStopAtLevel=1" in flags
