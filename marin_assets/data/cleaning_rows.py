@@ -119,10 +119,10 @@ class RecordCleaner:
         prepared = [self._prepare(records[i]) for i in indices]
         pending = [(row, text) for row, text in prepared if text is not None]
         languages = self._identify([text for _, text in pending])
-        added = {id(row): self._finish(row, text, language)
-                 for (row, text), language in zip(pending, languages, strict=True)}  # fmt: skip
-        for i, (row, _) in zip(indices, prepared, strict=True):
-            extra = added.get(id(row), {})
+        finished = zip(pending, languages, strict=True)
+        added = iter([self._finish(row, text, language) for (row, text), language in finished])
+        for i, (row, text) in zip(indices, prepared, strict=True):
+            extra = next(added) if text is not None else {}  # what _finish added to the metadata
             if extra:
                 row["metadata"] = _with_metadata(row["metadata"], extra)
             rows[i] = row

@@ -57,8 +57,7 @@ class _ChunkIds(dict):
         self.table = table
 
     def __missing__(self, chunk: str) -> int:
-        spacy = rules()
-        words = (chunk,) if chunk.isalpha() and chunk not in spacy.special else spacy.split_chunk(chunk)
+        words = rules().split_chunk(chunk)
         table = self.table
         first = len(table.chunk_words)
         for word in words:

@@ -136,6 +136,8 @@ class SpacyEnglishRules:
         return tuple(tokens)
 
     def split_chunk(self, chunk: str) -> tuple[str, ...]:
+        if chunk.isalpha() and chunk not in self.special:  # letters alone are no affix: one word (most chunks)
+            return (chunk,)
         tokens = self._affixes(chunk)
         if len(tokens) < 2 or self.match_starts.isdisjoint(tokens):
             return tokens
