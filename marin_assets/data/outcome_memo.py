@@ -49,8 +49,12 @@ class Outcome:
 
 class OutcomeMemo:
     def __init__(self, max_bytes: int = MEMO_BYTES):
-        self.max_bytes, self.size, self.outcomes = max_bytes, 0, {}
-        self.hits = 0
+        self.max_bytes, self.hits = max_bytes, 0
+        self.clear()
+
+    def clear(self) -> None:
+        self.outcomes: dict[bytes, Outcome] = {}
+        self.size = 0  # characters of cleaned text held, plus ~100 an entry (put)
 
     def get(self, key: bytes) -> Outcome | None:
         found = self.outcomes.get(key)
@@ -61,16 +65,15 @@ class OutcomeMemo:
         text = outcome.fields[_TEXT]
         cost = 100 + (len(text) if text is not None else 0)  # ~100: the key, the entry and the other fields
         if self.size + cost > self.max_bytes:
-            self.outcomes, self.size = {}, 0
+            self.clear()
         self.outcomes[key] = outcome
         self.size += cost
-
 
     def start_task(self) -> None:
         """A task's copies meet in it (cleaning_job shuffles by content): past half full, start afresh
         before the task rather than in the middle of it, where its own copies would miss."""
         if self.size > self.max_bytes // 2:
-            self.outcomes, self.size = {}, 0
+            self.clear()
 
 
 _MEMOS: dict[str, OutcomeMemo] = {}
