@@ -15,6 +15,9 @@ _INNER_SPACES_RE = re.compile(r"  (?<=\S  ) *")
 _BLANK_LINES_RE = re.compile(r"\n\n\n+")
 # Control characters other than tab/newline carry no text.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\ufeff]")
+# Every character _CONTROL_RE, _LINE_BREAKS_RE and _OTHER_SPACE_RE replace, in one class (a test checks it over all of Unicode):
+# one pass finds which of them a text holds, and a str.replace per character found does the rest.
+_REPLACED_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
 def normalize_text(text: str, form: str = "NFC") -> str:
@@ -29,9 +32,7 @@ def normalize_text(text: str, form: str = "NFC") -> str:
         if untabbed.replace("\n", "").isprintable():
             text = untabbed
         else:
-            text = _CONTROL_RE.sub("", text)
-            text = _LINE_BREAKS_RE.sub("\n", text)
-            text = _OTHER_SPACE_RE.sub(" ", text)
+            text = _replace_unprintable(text)
     if "  " in text:
         text = _INNER_SPACES_RE.sub(" ", text)
     # As re.sub(r" *\n(?: *\n)*", one or two newlines): a pattern that may start with spaces is tried at
@@ -41,6 +42,23 @@ def normalize_text(text: str, form: str = "NFC") -> str:
     if "\n\n\n" in text:
         text = _BLANK_LINES_RE.sub("\n\n", text)
     return text.strip()
+
+
+def _replace_unprintable(text: str) -> str:
+    """_CONTROL_RE, _LINE_BREAKS_RE then _OTHER_SPACE_RE substituted in turn, with a regex pass for the
+    three (each pass tests every character: most of normalisation for texts with a no-break space)."""
+    found = set(_REPLACED_RE.findall(text))
+    removed = [c for c in found if _CONTROL_RE.match(c)]
+    breaks = [c for c in found if _LINE_BREAKS_RE.match(c)]
+    for char in removed:  # first: removing one can join "\r" and "\n" into one line break
+        text = text.replace(char, "")
+    if "\r" in found:
+        text = text.replace("\r\n", "\n")
+    for char in breaks:
+        text = text.replace(char, "\n")
+    for char in found.difference(removed, breaks):
+        text = text.replace(char, " ")
+    return text
 
 
 def dedup_key(text: str) -> str:

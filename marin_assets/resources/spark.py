@@ -36,7 +36,7 @@ class SparkResource(dg.ConfigurableResource):
         """Every spark.* setting the session starts with: defaults, the master's needs, then `conf`."""
         conf = dict(LOCAL_DEFAULTS)
         if self.master.startswith("local"):
-            conf.update(LOCAL_JIT)
+            conf.update(LOCAL_JVM)
         if self.master.startswith("k8s://"):
             missing = [f for f in ("k8s_namespace", "k8s_executor_image", "k8s_service_account") if not getattr(self, f)]
             if missing:
@@ -86,9 +86,15 @@ LOCAL_DEFAULTS = {
 }
 
 # local[N]: the driver JVM is the only executor and shares the few cores with the Python workers.
-# There a C1-only JIT: the cleaning's JVM work is short, generated code changes with every query, and
-# the C2 compiler cost 13-21 s of CPU a text round of the Debian benchmark (local[2]). Alternated on
-# 2026-12-06, two runs of 3 rounds each: medians 92.1 / 87.8 s against 96.3 / 96.3 s with the tiered
-# JIT; near dedup stays above 3x datasketch (README). Clusters keep the JVM's default (longer-running
-# executors repay C2). `conf` wins: a user's spark.driver.extraJavaOptions replaces this one.
-LOCAL_JIT = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+# - A C1-only JIT: the cleaning's JVM work is short, generated code changes with every query, and the C2
+#   compiler cost 13-21 s of CPU a text round of the Debian benchmark (local[2]).
+# - The parallel collector: G1's concurrent threads took 2-3 s of CPU a round beside the workers.
+# - No compression of shuffle files or of the cached table: they never leave this machine, and lz4 over
+#   every text twice (the id and content shuffles) cost 3-5 s of CPU a round.
+# Measured on 2026-12-06 (README, Scale). Clusters keep the defaults (their executors run longer and their
+# shuffles cross the network). `conf` wins: a user's spark.driver.extraJavaOptions replaces these flags.
+LOCAL_JVM = {
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC",
+    "spark.shuffle.compress": "false",
+    "spark.sql.inMemoryColumnarStorage.compressed": "false",
+}

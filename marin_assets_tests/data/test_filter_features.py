@@ -245,6 +245,26 @@ def test_normalize_fast_paths_equal_the_reference():
 
 
 
+def test_one_class_finds_every_character_the_three_replacing_regexes_do():
+    patterns = (normalize._CONTROL_RE, normalize._LINE_BREAKS_RE, normalize._OTHER_SPACE_RE)
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert bool(normalize._REPLACED_RE.match(char)) == any(p.match(char) for p in patterns), hex(code)
+
+
+def test_texts_with_every_replaced_character_equal_the_reference():
+    """Removed, line-break and space characters mixed, as normalize replaces them a character at a time;
+    a control character between "\r" and "\n" leaves one line break, as the regexes in turn do."""
+    replaced = [c for c in map(chr, range(0x10000)) if normalize._REPLACED_RE.match(c)]
+    assert len(replaced) == 84
+    rng = random.Random(5)
+    pieces = [*replaced, "\r\n", "\r\x00\n", "\r\u200b\n", "word", " ", "  ", "\n", " \n", "é", "x"]
+    texts = ["".join(rng.choices(pieces, k=rng.randint(1, 30))) for _ in range(5000)]
+    for text in texts + ["\r\x00\n", "a\r\ufeff\nb", "\x85\u2028\xa0\t"]:
+        assert normalize_text(text) == reference_normalize(text), repr(text)
+    assert normalize_text("a\r\x00\nb") == "a\nb"
+
+
 def test_normalize_tab_only_texts_equal_the_reference():
     """Texts whose only unprintable characters are tabs take normalize's replace-the-tabs path."""
     rng = random.Random(4)

@@ -57,29 +57,37 @@ def test_production_cleans_on_the_dataproc_cluster_of_dataproc_yaml(production_e
 
 
 @pytest.mark.parametrize("master", ["local[2]", "local[*]"])
-def test_a_local_driver_runs_a_c1_only_jit_and_a_users_flags_win(master):
+def test_a_local_driver_runs_a_c1_only_jit_uncompressed_shuffles_and_a_users_settings_win(master):
     from marin_assets.resources.spark import SparkResource
 
-    assert SparkResource(master=master).session_conf()["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
-    own = SparkResource(master=master, conf={"spark.driver.extraJavaOptions": "-Xss4m"}).session_conf()
-    assert own["spark.driver.extraJavaOptions"] == "-Xss4m"
+    conf = SparkResource(master=master).session_conf()
+    assert conf["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+    assert conf["spark.shuffle.compress"] == conf["spark.sql.inMemoryColumnarStorage.compressed"] == "false"
+    own = SparkResource(master=master, conf={"spark.driver.extraJavaOptions": "-Xss4m",
+                                             "spark.shuffle.compress": "true"}).session_conf()  # fmt: skip
+    assert own["spark.driver.extraJavaOptions"] == "-Xss4m" and own["spark.shuffle.compress"] == "true"
+
+
+LOCAL_ONLY = ("extraJavaOptions", "spark.shuffle.compress", "inMemoryColumnarStorage")
 
 
 @pytest.mark.parametrize("master", ["spark://127.0.0.1:7077", "spark://10.0.0.5:7077"])
-def test_a_cluster_keeps_the_default_jit_and_a_users_flags_pass_through(master):
+def test_a_cluster_keeps_the_default_jit_and_compression_and_a_users_flags_pass_through(master):
     from marin_assets.resources.spark import SparkResource
 
-    assert not any("extraJavaOptions" in key for key in SparkResource(master=master).session_conf())
+    assert not any(part in key for key in SparkResource(master=master).session_conf() for part in LOCAL_ONLY)
     own = SparkResource(master=master, conf={"spark.executor.extraJavaOptions": "-XX:TieredStopAtLevel=1"}).session_conf()
     assert own["spark.executor.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
 
 
-def test_production_k8s_conf_sets_no_jvm_flags(production_env):
+def test_production_k8s_conf_keeps_the_jvm_defaults(production_env):
     k8s_conf = resources_for("production")["spark"].process_config_and_initialize().session_conf()
-    assert not any("extraJavaOptions" in key for key in k8s_conf)
+    assert not any(part in key for key in k8s_conf for part in LOCAL_ONLY)
 
 
-def test_the_running_local_session_uses_the_c1_only_jit(spark):
+def test_the_running_local_session_uses_the_local_jvm_settings(spark):
     jvm = spark.sparkContext._jvm
     flags = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
-    assert spark.sparkContext.master.startswith("local") and "-XX:TieredStopAtLevel=1" in flags
+    assert spark.sparkContext.master.startswith("local")
+    assert "-XX:TieredStopAtLevel=1" in flags and "-XX:+UseParallelGC" in flags
+    assert spark.conf.get("spark.shuffle.compress") == "false"
