@@ -27,6 +27,10 @@ IPV4 = re.compile(
     r"(?![\w\-]|\.\w)"
 )
 _MAY_HAVE_PHONE = re.compile(r"\d(?:[\s().\-]*\d){6}")  # seven digits close together: worth asking phonenumbers
+# Inside every IPV4 match: texts without it skip IPV4, whose leading lookbehind is tried at every character.
+_MAY_HAVE_IPV4 = re.compile(r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]")
+_EMAIL_LOCAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_`{|}~.-")
+_SPACE = re.compile(r"\s")
 
 
 def _public_ip(candidate: str, public_only: bool) -> bool:
@@ -50,6 +54,33 @@ def _regex_spans(text: str, pattern: re.Pattern, keep: Callable[[str], bool] | N
     return [m.span() for m in pattern.finditer(text) if keep is None or keep(m.group())]
 
 
+def _email_spans(text: str) -> list[tuple[int, int]]:
+    """_regex_spans(text, EMAIL), with EMAIL tried only around each "@".
+
+    Tried at every word start, EMAIL reads each word to its end looking for an "@" (most of redaction's
+    time). A match holds one "@", within one run of non-space characters, and starts in the run of
+    local-part characters before it: EMAIL.finditer over [that run's start, the next space) finds the
+    same matches as over the whole text, and `done` keeps the scan's left-to-right order.
+    """
+    spans, done, at = [], 0, text.find("@")
+    while at >= 0:
+        if at >= done:
+            start = at
+            while start > done and text[start - 1] in _EMAIL_LOCAL:
+                start -= 1
+            space = _SPACE.search(text, at)
+            done = space.start() if space else len(text)
+            spans.extend(m.span() for m in EMAIL.finditer(text, start, done))
+        at = text.find("@", at + 1)
+    return spans
+
+
+def _ip_spans(text: str, public_only: bool) -> list[tuple[int, int]]:
+    if not _MAY_HAVE_IPV4.search(text):
+        return []
+    return _regex_spans(text, IPV4, lambda ip: _public_ip(ip, public_only))
+
+
 def _phone_spans(text: str, region: str) -> list[tuple[int, int]]:
     if not _MAY_HAVE_PHONE.search(text):
         return []
@@ -61,8 +92,8 @@ def _phone_spans(text: str, region: str) -> list[tuple[int, int]]:
 def find_pii(text: str, settings: PiiSettingsView) -> list[tuple[int, int, str]]:
     """Non-overlapping (start, end, kind) spans, earlier kinds winning ties (e-mail, then IP, then phone)."""
     finders = {
-        "email": lambda: _regex_spans(text, EMAIL),
-        "ip": lambda: _regex_spans(text, IPV4, lambda ip: _public_ip(ip, settings.public_ips_only)),
+        "email": lambda: _email_spans(text),
+        "ip": lambda: _ip_spans(text, settings.public_ips_only),
         "phone": lambda: _phone_spans(text, settings.phone_region),
     }
     spans: list[tuple[int, int, str]] = []

@@ -53,3 +53,29 @@ def test_recipe_switch_per_source():
     assert [s.name for s in build_curation(recipe, "dirty_web").steps] == ["pii"]  # no eval index, no model given
     assert build_curation(recipe, "debian_licenses").steps == []
     assert build_curation(recipe, "dirty_web").run("mail jane@example.org").text == "mail <EMAIL>"
+
+
+def _shuffled_texts(count: int, seed: int) -> list[str]:
+    """Short texts of address-like pieces: e-mail parts, dots, IPs, brackets, spaces, non-ASCII letters."""
+    import random
+
+    rng = random.Random(seed)
+    pieces = ["a", "b.c", "@", "@@", ".", "-", " ", "\n", "é", "x@y.z", "[1.2.3.4]", "[a:", "]", "_", "é@", "@é",
+              "1", "..", "a-", "8.8.8.8", "1.2.3", ".4", "300", "93.184.216.34", "ü"]  # fmt: skip
+    return ["".join(rng.choices(pieces, k=rng.randint(1, 15))) for _ in range(count)]
+
+
+def test_email_search_around_each_at_sign_finds_what_the_regex_finds_over_the_whole_text():
+    from marin_assets.data.pii import EMAIL, _email_spans, _regex_spans
+
+    texts = _shuffled_texts(100_000, seed=1) + ["a@b.c d@e.f", "x.y@z@w.v", "é@a.b a@[1.2.3.4]", "@" * 5 + "a.b"]
+    for text in texts:
+        assert _email_spans(text) == _regex_spans(text, EMAIL), repr(text)
+    assert _email_spans("mail jane@example.org, then bob@example.com") == [(5, 21), (28, 43)]
+
+
+def test_texts_without_a_dotted_quad_skip_the_ip_regex_and_lose_nothing():
+    from marin_assets.data.pii import IPV4, _ip_spans, _regex_spans
+
+    for text in _shuffled_texts(50_000, seed=2):
+        assert _ip_spans(text, False) == _regex_spans(text, IPV4), repr(text)

@@ -23,15 +23,11 @@ _MEMO_MAX = 600_000
 
 
 class _Column:
-    """An append-only column: appends go to a list (cheap), `values` moves them into a numpy array
-    that doubles its capacity when full, once per document rather than once per value."""
+    """An append-only column: values are appended to `pending` (a list: cheap), and `values` moves them
+    into a numpy array that doubles its capacity when full, once per document rather than once per value."""
 
     def __init__(self, dtype):
         self.data, self.size, self.pending = np.empty(1024, dtype=dtype), 0, []
-
-    def append(self, value) -> int:
-        self.pending.append(value)
-        return self.size + len(self.pending) - 1
 
     @property
     def values(self) -> np.ndarray:
@@ -55,15 +51,20 @@ class _ChunkIds(dict):
     def __init__(self, table: WordTable):
         super().__init__()
         self.table = table
+        self.split_chunk = rules().split_chunk
 
     def __missing__(self, chunk: str) -> int:
-        words = rules().split_chunk(chunk)
+        # Inline appends (no _Column.append or word_id call per word): a Debian worker adds ~400k chunks.
+        words = self.split_chunk(chunk)
         table = self.table
-        first = len(table.chunk_words)
+        chunk_words, known = table.chunk_words, table.word_ids
+        table.chunk_first.pending.append(len(chunk_words))
         for word in words:
-            table.chunk_words.append(table.word_id(word))
-        table.chunk_first.append(first)
-        chunk_id = self[chunk] = table.chunk_count.append(len(words))
+            found = known.get(word)
+            chunk_words.pending.append(table.new_word(word) if found is None else found)
+        counts = table.chunk_count
+        counts.pending.append(len(words))
+        chunk_id = self[chunk] = len(counts) - 1
         return chunk_id
 
 
@@ -77,13 +78,13 @@ class WordTable:
         # str hash: fast and consistent within one process, which is all n-gram counting needs
         self.word_hash, self.word_length, self.word_class = _Column(np.int64), _Column(np.int64), _Column(np.int8)
 
-    def word_id(self, word: str) -> int:
-        if (found := self.word_ids.get(word)) is not None:
-            return found
+    def new_word(self, word: str) -> int:
+        """Add a word not in the table; its id (its index in words and in each word column)."""
         self.words.append(word)
-        self.word_hash.append(hash(word))
-        self.word_length.append(len(word))
-        word_id = self.word_ids[word] = self.word_class.append(word_class(word))
+        self.word_hash.pending.append(hash(word))
+        self.word_length.pending.append(len(word))
+        self.word_class.pending.append(word_class(word))
+        word_id = self.word_ids[word] = len(self.words) - 1
         return word_id
 
     def split(self, text: str) -> DocumentWords:
