@@ -36,7 +36,7 @@ class SparkResource(dg.ConfigurableResource):
         """Every spark.* setting the session starts with: defaults, the master's needs, then `conf`."""
         conf = dict(LOCAL_DEFAULTS)
         if self.master.startswith("local"):
-            conf.update(LOCAL_JVM)
+            conf.update(LOCAL_TUNING)
         if self.master.startswith("k8s://"):
             missing = [f for f in ("k8s_namespace", "k8s_executor_image", "k8s_service_account") if not getattr(self, f)]
             if missing:
@@ -91,10 +91,13 @@ LOCAL_DEFAULTS = {
 # - The parallel collector: G1's concurrent threads took 2-3 s of CPU a round beside the workers.
 # - No compression of shuffle files or of the cached table: they never leave this machine, and lz4 over
 #   every text twice (the id and content shuffles) cost 3-5 s of CPU a round.
-# Measured on 2026-12-06 (README, Scale). Clusters keep the defaults (their executors run longer and their
-# shuffles cross the network). `conf` wins: a user's spark.driver.extraJavaOptions replaces these flags.
-LOCAL_JVM = {
+# - Python workers that import pyspark from the installed package, with its bytecode, not from the zip
+#   Spark puts first on their path (compiled from source in each process): core/spark_daemon.py.
+# Measured on 2026-12-06 (README, Scale). Clusters keep the defaults (their executors run longer, their
+# shuffles cross the network, their Python may get the project as files). `conf` wins over each of these.
+LOCAL_TUNING = {
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC",
     "spark.shuffle.compress": "false",
     "spark.sql.inMemoryColumnarStorage.compressed": "false",
+    "spark.python.daemon.module": "marin_assets.core.spark_daemon",
 }

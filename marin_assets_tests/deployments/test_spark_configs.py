@@ -63,12 +63,13 @@ def test_a_local_driver_runs_a_c1_only_jit_uncompressed_shuffles_and_a_users_set
     conf = SparkResource(master=master).session_conf()
     assert conf["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
     assert conf["spark.shuffle.compress"] == conf["spark.sql.inMemoryColumnarStorage.compressed"] == "false"
+    assert conf["spark.python.daemon.module"] == "marin_assets.core.spark_daemon"
     own = SparkResource(master=master, conf={"spark.driver.extraJavaOptions": "-Xss4m",
                                              "spark.shuffle.compress": "true"}).session_conf()  # fmt: skip
     assert own["spark.driver.extraJavaOptions"] == "-Xss4m" and own["spark.shuffle.compress"] == "true"
 
 
-LOCAL_ONLY = ("extraJavaOptions", "spark.shuffle.compress", "inMemoryColumnarStorage")
+LOCAL_ONLY = ("extraJavaOptions", "spark.shuffle.compress", "inMemoryColumnarStorage", "daemon.module")
 
 
 @pytest.mark.parametrize("master", ["spark://127.0.0.1:7077", "spark://10.0.0.5:7077"])
@@ -91,3 +92,34 @@ def test_the_running_local_session_uses_the_local_jvm_settings(spark):
     assert spark.sparkContext.master.startswith("local")
     assert "-XX:TieredStopAtLevel=1" in flags and "-XX:+UseParallelGC" in flags
     assert spark.conf.get("spark.shuffle.compress") == "false"
+
+
+def test_local_python_workers_import_pyspark_from_the_installed_package_not_from_the_zip(spark):
+    import pyspark
+
+    def where(_):
+        import sys
+
+        import pyspark as worker_pyspark
+
+        yield worker_pyspark.__file__, [p for p in sys.path if p.endswith(".zip")]
+
+    (file, zips), *_ = spark.sparkContext.parallelize([0], 1).mapPartitions(where).collect()
+    assert file == pyspark.__file__ and ".zip" not in file
+    assert any(z.endswith("pyspark.zip") for z in zips)  # still on the path, behind the package
+
+
+def test_only_zips_inside_an_importable_pyspark_package_move_behind_it():
+    from marin_assets.core.spark_daemon import demote_installed_zips
+
+    site = "/env/lib/python3.12/site-packages"
+    zips = [f"{site}/pyspark/python/lib/pyspark.zip", f"{site}/pyspark/python/lib/py4j-0.10.9.9-src.zip"]
+    path = ["", *zips, "/usr/lib/python312.zip", site]
+    demote_installed_zips(path)
+    assert path == ["", "/usr/lib/python312.zip", site, *zips]
+    other = ["/opt/spark/python/lib/pyspark.zip", site]  # another Spark's SPARK_HOME: its pyspark stays first
+    demote_installed_zips(other)
+    assert other == ["/opt/spark/python/lib/pyspark.zip", site]
+    not_importable = [f"{site}/pyspark/python/lib/pyspark.zip"]  # the package's folder is not on the path
+    demote_installed_zips(not_importable)
+    assert not_importable == [f"{site}/pyspark/python/lib/pyspark.zip"]
