@@ -300,3 +300,23 @@ def test_every_character_the_first_normalisation_steps_replace_is_unprintable():
         char = chr(code)
         if char != "\n" and char.isprintable():
             assert not any(p.search(char) for p in patterns), hex(code)
+
+
+def _splitlines_counts(text: str) -> tuple[int, int, int]:
+    """gopher_quality's line counts as datatrove takes them, over str.splitlines."""
+    lines = text.splitlines() or [""]
+    bullets = sum(1 for line in lines if line.lstrip().startswith(("\u2022", "-")))
+    return len(lines), bullets, sum(1 for line in lines if line.rstrip().endswith(("...", "\u2026")))
+
+
+def test_bullet_and_ellipsis_lines_counted_by_regex_equal_the_per_line_count():
+    from marin_assets.data.filters.gopher_quality import line_counts
+
+    rng = random.Random(8)
+    pieces = ["a", "-", "\u2022", " ", "\t", "\xa0", "\u3000", "\x1f", "\n", "\n\n", "...", "..", ".", "\u2026", "x",
+              "\r", "\u2028", "\r\n", "- a"]  # fmt: skip
+    texts = ["".join(rng.choices(pieces, k=rng.randint(0, 12))) for _ in range(60_000)]
+    assert sum("\r" not in t and "\u2028" not in t for t in texts) > 20_000  # many take the regex path
+    for text in texts + list(real_texts()) + ["", "\n", "a...\n", "\u2022 a\n- b\n  -c\nd", "x ...\t\n\u2026 \n"]:
+        assert line_counts(text) == _splitlines_counts(text), repr(text)
+    assert line_counts("- a\n  \u2022 b\nc...\nd\u2026  ") == (4, 2, 2)

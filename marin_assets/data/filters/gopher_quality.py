@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from marin_assets.core.recipes import Recipe
 from marin_assets.data.filters.text import TextView
 
@@ -21,6 +23,28 @@ class GopherQualityConfig(Recipe):
     max_non_alpha_words_ratio: float | None = 0.8  # minimum share of words with a letter (datatrove's name)
     min_stop_words: int | None = 2
     stop_words: tuple[str, ...] = STOP_WORDS
+
+
+# Line breaks of str.splitlines other than "\n": a text with none (every normalised text) is counted by regex.
+_OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_BULLET_AFTER_BREAK = re.compile(r"\n[^\S\n]*[\u2022-]")  # a line, after its leading blanks, starting with one
+_FIRST_LINE_BULLET = re.compile(r"[^\S\n]*[\u2022-]")
+# One regex per ellipsis: one starting with a literal skips ahead to it, an alternation tries every character.
+# A line ends with one or the other, so the two counts add up.
+_ELLIPSES_AT_LINE_END = (re.compile(r"\.\.\.[^\S\n]*(?:\n|\Z)"), re.compile(r"\u2026[^\S\n]*(?:\n|\Z)"))
+
+
+def line_counts(text: str) -> tuple[int, int, int]:
+    """(lines, lines starting with a bullet, lines ending with an ellipsis), blanks around them aside, as
+    datatrove counts them over text.splitlines() (an empty text is one line). The regexes find a line's
+    start or end with a literal ahead of it, which a per-line Python loop cannot match for speed."""
+    if any(char in text for char in _OTHER_LINE_BREAKS):
+        lines = text.splitlines() or [""]
+        bullets = sum(1 for line in lines if line.lstrip().startswith(("\u2022", "-")))
+        return len(lines), bullets, sum(1 for line in lines if line.rstrip().endswith(("...", "\u2026")))
+    n_lines = max(1, text.count("\n") + (not text.endswith("\n")))
+    bullets = len(_BULLET_AFTER_BREAK.findall(text)) + bool(_FIRST_LINE_BULLET.match(text))
+    return n_lines, bullets, sum(len(ellipsis.findall(text)) for ellipsis in _ELLIPSES_AT_LINE_END)
 
 
 def check(view: TextView, cfg: GopherQualityConfig) -> str | None:
@@ -48,15 +72,11 @@ def check(view: TextView, cfg: GopherQualityConfig) -> str | None:
         if (text.count("...") + text.count("\u2026")) / n_words > cfg.max_symbol_word_ratio:
             return "gopher_too_many_ellipsis"
 
-    lines = text.splitlines() or [""]
-    if cfg.max_bullet_lines_ratio is not None:
-        bullets = sum(1 for line in lines if line.lstrip().startswith(("\u2022", "-")))
-        if bullets / len(lines) > cfg.max_bullet_lines_ratio:
-            return "gopher_too_many_bullets"
-    if cfg.max_ellipsis_lines_ratio is not None:
-        ellipsis = sum(1 for line in lines if line.rstrip().endswith(("...", "\u2026")))
-        if ellipsis / len(lines) > cfg.max_ellipsis_lines_ratio:
-            return "gopher_too_many_end_ellipsis"
+    n_lines, bullets, ellipsis = line_counts(text)
+    if cfg.max_bullet_lines_ratio is not None and bullets / n_lines > cfg.max_bullet_lines_ratio:
+        return "gopher_too_many_bullets"
+    if cfg.max_ellipsis_lines_ratio is not None and ellipsis / n_lines > cfg.max_ellipsis_lines_ratio:
+        return "gopher_too_many_end_ellipsis"
 
     if cfg.max_non_alpha_words_ratio is not None and view.alpha_word_count / n_words < cfg.max_non_alpha_words_ratio:
         return "gopher_below_alpha_threshold"
