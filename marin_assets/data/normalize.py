@@ -15,8 +15,8 @@ _INNER_SPACES_RE = re.compile(r"  (?<=\S  ) *")
 _BLANK_LINES_RE = re.compile(r"\n\n\n+")
 # Control characters other than tab/newline carry no text.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\ufeff]")
-# Every character _CONTROL_RE, _LINE_BREAKS_RE and _OTHER_SPACE_RE replace, in one class (a test checks it over all of Unicode):
-# one pass finds which of them a text holds, and a str.replace per character found does the rest.
+# Every character _CONTROL_RE, _LINE_BREAKS_RE and _OTHER_SPACE_RE replace, in one class (a test checks it
+# over all of Unicode): one pass finds which of them a text holds, and a str.replace per character does the rest.
 _REPLACED_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
