@@ -320,3 +320,10 @@ def test_bullet_and_ellipsis_lines_counted_by_regex_equal_the_per_line_count():
     for text in texts + list(real_texts()) + ["", "\n", "a...\n", "\u2022 a\n- b\n  -c\nd", "x ...\t\n\u2026 \n"]:
         assert line_counts(text) == _splitlines_counts(text), repr(text)
     assert line_counts("- a\n  \u2022 b\nc...\nd\u2026  ") == (4, 2, 2)
+
+
+def test_other_line_breaks_are_exactly_what_splitlines_splits_at_besides_newline():
+    from marin_assets.data.filters.gopher_quality import _OTHER_LINE_BREAKS
+
+    breaks = {chr(c) for c in range(sys.maxunicode + 1) if len(f"a{chr(c)}b".splitlines()) == 2}
+    assert breaks == {*_OTHER_LINE_BREAKS, "\n"}

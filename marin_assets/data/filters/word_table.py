@@ -51,11 +51,10 @@ class _ChunkIds(dict):
     def __init__(self, table: WordTable):
         super().__init__()
         self.table = table
-        self.split_chunk = rules().split_chunk
 
     def __missing__(self, chunk: str) -> int:
         # Inline appends (no _Column.append or word_id call per word): a Debian worker adds ~400k chunks.
-        words = self.split_chunk(chunk)
+        words = rules().split_chunk(chunk)  # built on the first miss, not when this module is imported
         table = self.table
         chunk_words, known = table.chunk_words, table.word_ids
         table.chunk_first.pending.append(len(chunk_words))
