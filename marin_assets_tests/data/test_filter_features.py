@@ -181,6 +181,20 @@ def test_duplicated_ngram_rules_decide_as_without_the_cover_bound(kind):
     assert tripped > 0
 
 
+@pytest.mark.parametrize("period", [6, 30, 31])
+def test_periodic_texts_equal_the_reference(period):
+    """A pattern repeated through a long text: each repeat's earlier occurrences were skipped over, so the
+    scan must find the remembered one without walking back the chain (quadratic before: ~10^9 steps at 1M
+    words). The 30-word pattern passes every top n-gram rule, so check() reaches the duplicated n-grams."""
+    pattern = [f"tok{i}" for i in range(period)]
+    text = " ".join(pattern * (12_000 // period) + pattern[: period // 2] + ["end"] + pattern * 40)
+    view = TextView(text)
+    for n in range(5, 11):
+        assert duplicated_ngram_chars(view, n) == reference_duplicated_chars(view.words, n) > 0, n
+    if period >= 30:
+        assert check(view, GopherRepetitionConfig()) == "duplicated_5_n_grams"
+
+
 @pytest.mark.parametrize("kind", ["real", "repetitive"])
 def test_earlier_occurrences_by_n_equal_each_n_alone(kind):
     """check() finds each longer n-gram's repeats among the shorter one's; the same as comparing all n-grams."""

@@ -144,6 +144,11 @@ def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | Non
     occurred before can be repeats, so just those are visited, in order: one is a repeat when an
     earlier occurrence was remembered (neither a repeat nor skipped). prev_of: the n-grams'
     earlier_occurrences (in position order, as it gives them), when the caller has them.
+
+    Occurrences of one n-gram are one chain of prev_of links from its first occurrence (its root); a
+    flag per root says whether any occurrence so far was remembered, so each position costs O(1).
+    Walking the chain back past forgotten occurrences cost O(repeats) each: quadratic in a long
+    periodic text (a 30-word pattern repeated over 1M words: ~10^9 steps).
     """
     if prev_of is None:
         prev_of = earlier_occurrences(view.ngram_hashes(n))
@@ -151,15 +156,20 @@ def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | Non
         return 0
     offsets = view.word_char_offsets
     forgotten: set[int] = set()  # repeats and the positions their skips jumped over
+    root_of: dict[int, int] = {}  # position -> its n-gram's first occurrence
+    remembered: dict[int, bool] = {}  # root -> an occurrence of its n-gram was remembered
     repeated = idx = 0
-    for pos in prev_of:  # in position order
+    for pos, earlier in prev_of.items():  # in position order
+        root = root_of[pos] = root_of.get(earlier, earlier)
         if pos < idx:
+            continue  # skipped: never remembered
+        seen = remembered.get(root)
+        if seen is None:  # the root comes before pos, so whether a skip took it is settled
+            seen = root not in forgotten
+        if not seen:
+            remembered[root] = True  # pos is the first remembered occurrence
             continue
-        earlier = prev_of[pos]
-        while earlier in forgotten:
-            earlier = prev_of.get(earlier, -1)
-        if earlier < 0:
-            continue  # first remembered occurrence
+        remembered[root] = True
         repeated += int(offsets[pos + n] - offsets[pos])
         forgotten.update(range(pos, pos + n))
         idx = pos + n
