@@ -130,19 +130,17 @@ class BatchIdentifier:
         return windows, unique // n_features, unique % n_features, counts
 
     def _scores(self, windows: int, rows: np.ndarray, features: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """Raw scores: log1p(counts) @ ptc[features] + pc per window, as _sparse_score; 0 where no feature."""
-        seen = np.zeros(self.nb_ptc.shape[0], dtype=bool)
-        seen[features] = True
-        used = np.flatnonzero(seen)
-        local = (np.cumsum(seen) - 1)[features]
-        table = self.ptc32[used]
+        """Raw scores: log1p(counts) @ ptc[features] + pc per window, as _sparse_score; 0 where no feature.
+
+        Each window's rows are gathered from the whole table: compacting the chunk's features into a table
+        of their own first gathered every row twice (~8% of the scoring)."""
         weights = np.log1p(counts.astype(np.float32))
         bounds = np.searchsorted(rows, np.arange(windows + 1))
         scores = np.zeros((windows, len(self.nb_pc)), dtype=np.float32)
+        table, matmul, ends = self.ptc32, np.matmul, bounds.tolist()
         for w in range(windows):
-            a, b = bounds[w], bounds[w + 1]
+            a, b = ends[w], ends[w + 1]
             if a != b:  # the same BLAS product as py3langid (same order, so the same float32 sums)
-                np.matmul(weights[a:b], table[local[a:b]], out=scores[w])
+                matmul(weights[a:b], table[features[a:b]], out=scores[w])
         scores[bounds[1:] != bounds[:-1]] += self.nb_pc
         return scores
-

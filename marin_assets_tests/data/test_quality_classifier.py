@@ -38,3 +38,17 @@ def test_training_is_reproducible_and_scores_separate_the_labels():
     assert step.apply(SPAM).reject == qc.REJECT_REASON and step.apply(prose(99)).reject is None
     assert 0.5 <= step.apply(prose(99)).fields["quality_score"] <= 1.0
     assert qc.QualityStep(Value(model_bytes), threshold=None).apply(SPAM).reject is None  # scoring only
+
+
+def test_one_line_equals_the_whitespace_regex():
+    """one_line splits where r"\s+" matches: every code point that is one is one the other is, and mixed texts agree."""
+    import random
+    import re
+
+    space = re.compile(r"\s")
+    assert all(bool(space.fullmatch(chr(c))) == chr(c).isspace() for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    rng = random.Random(3)
+    pieces = [" ", "\t", "\n", "\r\n", "\x0b", "\x1c", "\xa0", "\u2003", "\u3000", "\u200b", "A", "ß", "İ", "word", ""]
+    for _ in range(2000):
+        text = "".join(rng.choices(pieces, k=rng.randint(0, 12)))
+        assert qc.one_line(text) == re.sub(r"\s+", " ", text.lower()).strip(), repr(text)
