@@ -16,10 +16,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from marin_assets.data.filters.words import rules, word_class
+from marin_assets.data.filters.words import HAS_LETTER, NON_SYMBOL, rules, word_class
 
 # Distinct chunks per table. A Debian worker sees ~435k distinct chunks and ~300k words in 40k documents.
 _MEMO_MAX = 600_000
+LETTERS_ONLY = NON_SYMBOL | HAS_LETTER  # word_class of a word of letters (most words; no letter is punctuation)
 
 
 class _Column:
@@ -53,17 +54,16 @@ class _ChunkIds(dict):
         self.table = table
 
     def __missing__(self, chunk: str) -> int:
-        # Inline appends (no _Column.append or word_id call per word): a Debian worker adds ~400k chunks.
+        # Inline appends (no method call per word; ids from the dicts' sizes): a Debian worker adds ~400k chunks.
         words = rules().split_chunk(chunk)  # built on the first miss, not when this module is imported
         table = self.table
-        chunk_words, known = table.chunk_words, table.word_ids
-        table.chunk_first.pending.append(len(chunk_words))
+        chunk_words, known = table.chunk_words.pending, table.word_ids
+        table.chunk_first.pending.append(len(table.chunk_words))
         for word in words:
             found = known.get(word)
-            chunk_words.pending.append(table.new_word(word) if found is None else found)
-        counts = table.chunk_count
-        counts.pending.append(len(words))
-        chunk_id = self[chunk] = len(counts) - 1
+            chunk_words.append(table.new_word(word) if found is None else found)
+        table.chunk_count.pending.append(len(words))
+        chunk_id = self[chunk] = len(self)  # ids 0, 1, ... in the order chunks are added
         return chunk_id
 
 
@@ -82,8 +82,8 @@ class WordTable:
         self.words.append(word)
         self.word_hash.pending.append(hash(word))
         self.word_length.pending.append(len(word))
-        self.word_class.pending.append(word_class(word))
-        word_id = self.word_ids[word] = len(self.words) - 1
+        self.word_class.pending.append(LETTERS_ONLY if word.isalpha() else word_class(word))
+        word_id = self.word_ids[word] = len(self.word_ids)
         return word_id
 
     def split(self, text: str) -> DocumentWords:
