@@ -139,3 +139,16 @@ def test_after_a_corrupt_warc_record_reading_resumes_at_the_next_one(tmp_path, g
     assert ok[1].offset == len(members[0]) + len(members[1])  # offsets stay those of the file
     if gz:
         assert parse_loss(corrupt.reason) == (len(members[1]), None)
+
+
+def test_repair_precheck_finds_every_unicode_escape():
+    """may_need_repair (one regex pass) says yes exactly where a \\u or \\U escape is, whatever surrounds it."""
+    import random
+
+    from marin_assets.data.formats.repairs import may_need_repair
+
+    rng = random.Random(7)
+    pieces = ["\\", "u", "U", "n", "\\n", "\\\\", "d800", "é", "x", " ", '"']
+    for _ in range(5000):
+        text = "".join(rng.choices(pieces, k=rng.randint(0, 10)))
+        assert may_need_repair(text) == ("\\u" in text or "\\U" in text), repr(text)
