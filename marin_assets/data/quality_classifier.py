@@ -48,7 +48,7 @@ def load_quality_classifier_recipe(path: str = QUALITY_CLASSIFIER_RECIPE) -> Qua
 
 def one_line(text: str) -> str:
     """The text lowercased, whitespace runs one space, stripped: re.sub(r"\\s+", " ", ...).strip(), whose
-    r"\\s" is exactly what str.split splits at (a test checks all of Unicode), at twice the speed."""
+    r"\\s" is exactly what str.split splits at (a test checks all of Unicode), ~3x faster on Debian texts."""
     return " ".join(text.lower().split())
 
 
