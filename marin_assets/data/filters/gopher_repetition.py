@@ -145,8 +145,9 @@ def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | Non
     earlier occurrence was remembered (neither a repeat nor skipped). prev_of: the n-grams'
     earlier_occurrences (in position order, as it gives them), when the caller has them.
 
-    Occurrences of one n-gram are one chain of prev_of links from its first occurrence (its root); a
-    flag per root says whether any occurrence so far was remembered, so each position costs O(1).
+    Occurrences of one n-gram are one chain of prev_of links from its first occurrence (its root). One
+    was remembered before pos when the root was (no skip took it) or when a later one was (a set of such
+    roots), so each position costs O(1).
     Walking the chain back past forgotten occurrences cost O(repeats) each: quadratic in a long
     periodic text (a 30-word pattern repeated over 1M words: ~10^9 steps).
     """
@@ -157,19 +158,16 @@ def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | Non
     offsets = view.word_char_offsets
     forgotten: set[int] = set()  # repeats and the positions their skips jumped over
     root_of: dict[int, int] = {}  # position -> its n-gram's first occurrence
-    remembered: dict[int, bool] = {}  # root -> an occurrence of its n-gram was remembered
+    remembered_later: set[int] = set()  # roots a skip took whose n-gram a later occurrence remembered
     repeated = idx = 0
     for pos, earlier in prev_of.items():  # in position order
         root = root_of[pos] = root_of.get(earlier, earlier)
         if pos < idx:
             continue  # skipped: never remembered
-        seen = remembered.get(root)
-        if seen is None:  # the root comes before pos, so whether a skip took it is settled
-            seen = root not in forgotten
-        if not seen:
-            remembered[root] = True  # pos is the first remembered occurrence
+        # the root comes before pos, so whether a skip took it is settled
+        if root in forgotten and root not in remembered_later:
+            remembered_later.add(root)  # pos is the first remembered occurrence
             continue
-        remembered[root] = True
         repeated += int(offsets[pos + n] - offsets[pos])
         forgotten.update(range(pos, pos + n))
         idx = pos + n
