@@ -218,7 +218,7 @@ def test_word_classes_equal_the_reference():
         # datatrove's rule: a word with a str.isalpha character ("²", "½" and "Ⅲ" are none)
         assert view.alpha_word_count == sum(1 for w in view.words if any(c.isalpha() for c in w))
     assert TextView("x² ½ Ⅲ the").alpha_word_count == 2
-    assert not any(c.isalpha() for c in PUNCTUATION)  # so a word of letters is both classes (word_table.LETTERS_ONLY)
+    assert not any(c.isalpha() for c in PUNCTUATION)  # so a word of letters is both classes (words.word_class)
 
 
 def test_word_table_is_bounded_and_stays_correct(monkeypatch):

@@ -16,11 +16,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from marin_assets.data.filters.words import HAS_LETTER, NON_SYMBOL, rules, word_class
+from marin_assets.data.filters.words import rules, word_class
 
 # Distinct chunks per table. A Debian worker sees ~435k distinct chunks and ~300k words in 40k documents.
 _MEMO_MAX = 600_000
-LETTERS_ONLY = NON_SYMBOL | HAS_LETTER  # word_class of a word of letters (most words; no letter is punctuation)
 
 
 class _Column:
@@ -82,7 +81,7 @@ class WordTable:
         self.words.append(word)
         self.word_hash.pending.append(hash(word))
         self.word_length.pending.append(len(word))
-        self.word_class.pending.append(LETTERS_ONLY if word.isalpha() else word_class(word))
+        self.word_class.pending.append(word_class(word))
         word_id = self.word_ids[word] = len(self.word_ids)
         return word_id
 

@@ -161,5 +161,8 @@ def rules() -> SpacyEnglishRules:
 
 def word_class(word: str) -> int:
     """NON_SYMBOL: a character outside the punctuation set; HAS_LETTER: a str.isalpha character (as datatrove:
-    not \\w, "²" is no letter). A word of letters only is both (no letter is punctuation)."""
+    not \\w, "²" is no letter). A word of letters only is both (no letter is punctuation): most words, classed
+    without the per-character tests."""
+    if word.isalpha():
+        return NON_SYMBOL | HAS_LETTER
     return (0 if PUNCTUATION.issuperset(word) else NON_SYMBOL) | (HAS_LETTER if any(map(str.isalpha, word)) else 0)
