@@ -61,7 +61,7 @@ def test_a_local_driver_runs_a_c1_only_jit_uncompressed_shuffles_and_a_users_set
     from marin_assets.resources.spark import SparkResource
 
     conf = SparkResource(master=master).session_conf()
-    assert conf["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+    assert conf["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
     assert conf["spark.shuffle.compress"] == conf["spark.sql.inMemoryColumnarStorage.compressed"] == "false"
     assert conf["spark.python.daemon.module"] == "marin_assets.core.spark_daemon"
     own = SparkResource(master=master, conf={"spark.driver.extraJavaOptions": "-Xss4m",
@@ -91,6 +91,10 @@ def test_the_running_local_session_uses_the_local_jvm_settings(spark):
     flags = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
     assert spark.sparkContext.master.startswith("local")
     assert "-XX:TieredStopAtLevel=1" in flags and "-XX:+UseParallelGC" in flags
+    # C1 alone would reserve 48 MB of code cache, which a long driver fills (then the JIT stops)
+    diagnostic = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    assert int(diagnostic.getVMOption("ReservedCodeCacheSize").getValue()) == 240 * 2**20
     assert spark.conf.get("spark.shuffle.compress") == "false"
 
 
