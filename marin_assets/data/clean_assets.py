@@ -20,7 +20,8 @@ from marin_assets.core.code_versions import code_version
 from marin_assets.data import cleaned_output, file_errors
 from marin_assets.data.cleaned_output import READER_COUNTS_NAME, STATS_NAME, TABLES, planned_job, read_cleaned
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.clean_source_gate import dedup_peers, require_cleared
+from marin_assets.data.clean_source_gate import dedup_peers
+from marin_assets.data.compliance import require_sources_cleared
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.record_counts import conservation
@@ -57,7 +58,7 @@ def cleaned_documents(
 ) -> dg.MaterializeResult:
     source = context.partition_key
     store = storage.storage
-    require_cleared(store, source)
+    require_sources_cleared(store, f"cleaned_documents[{source}]", [source])
     recipe = load_cleaning_recipe()
     peers = dedup_peers(store, source, recipe.dedup.scope, load_sources().names)
     with store.atomic_dir(layout.CLEANED, source) as staged:

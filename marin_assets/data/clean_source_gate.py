@@ -1,23 +1,10 @@
-"""The cleaning stage's compliance gate: only sources the compliance decision clears are cleaned."""
+"""Which peers a source's dedup runs against: only sources the compliance decision clears take part."""
 
 from __future__ import annotations
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
 from marin_assets.data.compliance import committed_verdict
-
-
-class SourceNotCleared(RuntimeError):
-    pass
-
-
-def require_cleared(storage: Storage, source: str) -> None:
-    """Raise unless raw/<source> is committed and the compliance verdict on it clears the source."""
-    storage.require_committed(layout.RAW, source)
-    verdict = committed_verdict(storage, source)
-    if not verdict.cleared:
-        raise SourceNotCleared(f"source {source!r} is not cleared for use, refusing to clean it: "
-                               f"{'; '.join(verdict.messages)}")
 
 
 def dedup_peers(storage: Storage, source: str, scope: str, names: list[str]) -> list[str]:

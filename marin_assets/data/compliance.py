@@ -4,7 +4,8 @@
 and says what is wrong, each reason with its code and values (nothing = cleared). It is the one
 decision: raw_corpus records it, the `compliance` check reports it, and the cleaning and training
 gates refuse on it (`committed_verdict`: registry and policy as they are now, inventory in storage),
-so the three cannot disagree.
+so the three cannot disagree. `require_sources_cleared` is the one refusal every consumer of a
+source, mixture or eval set makes on it, with the same error and reasons whichever asset refuses.
 """
 
 from __future__ import annotations
@@ -152,3 +153,35 @@ def committed_verdict(storage: Storage, source: str, staged: StagedOutput | None
     registry = registry or load_sources()
     spec = registry.get(source) if source in registry.names else None
     return compliance_verdict(source, spec, read_inventory(storage, source, staged), policy or load_policy())
+
+
+class SourcesNotClearedError(RuntimeError):
+    """An asset refused to read data derived from a source the compliance decision does not clear."""
+
+
+def require_sources_cleared(storage: Storage, consumer: str, sources, registry: SourcesRegistry | None = None,
+                            policy: CompliancePolicy | None = None) -> None:
+    """The refusal every consumer makes: raise, naming the consumer, each uncleared source and why.
+
+    No sources at all is a refusal too: data whose sources are unknown cannot be shown to be cleared.
+    """
+    names = sorted(set(sources))
+    if not names:
+        raise SourcesNotClearedError(f"{consumer}: no upstream sources given: cannot verify data-use rights")
+    registry, policy = registry or load_sources(), policy or load_policy()
+    blocked = {}
+    for name in names:
+        verdict = committed_verdict(storage, name, registry=registry, policy=policy)
+        if not verdict.cleared:
+            blocked[name] = verdict.messages
+    if blocked:
+        lines = "\n".join(uncleared_line(name, problems) for name, problems in blocked.items())
+        raise SourcesNotClearedError(
+            f"{consumer} refuses its input: {len(blocked)} upstream source(s) not cleared for use "
+            f"({', '.join(blocked)}):\n{lines}\n"
+            "Fix the source or its registry entry, then re-materialize raw_corpus for it.")
+
+
+def uncleared_line(source: str, problems: list[str]) -> str:
+    """How a refusal names one uncleared source: the same line whichever asset refuses."""
+    return f"  - {source}: {'; '.join(problems)}"

@@ -4,7 +4,7 @@ A source's license comes from the sources registry; whether it may be used is th
 decision, `data.compliance.compliance_verdict`, on the registry entry, the policy and the source's
 committed `raw/<source>/inventory.json` (the same verdict the `compliance` check reports and the
 cleaning gate uses). Every downstream output lists the licenses and verdicts of the sources it
-derives from; a training run refuses to start on an uncleared one.
+derives from; every consumer of a mixture refuses an uncleared one (`require_mixture_cleared`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput, Storage
-from marin_assets.data.compliance import INVENTORY_NAME, committed_verdict, load_policy
+from marin_assets.data.compliance import INVENTORY_NAME, committed_verdict, load_policy, require_sources_cleared
+from marin_assets.data.compliance import SourcesNotClearedError  # noqa: F401 (re-exported: the one refusal)
 from marin_assets.data.compliance import read_inventory  # noqa: F401 (re-exported for the governance tools)
 from marin_assets.data.sources import SourcesRegistry, load_sources
 
@@ -40,10 +42,6 @@ _TERMS_BY_PREFIX = (
     ("LicenseRef-", "custom terms"),
 )
 UNREVIEWED_TERMS = "unreviewed"
-
-
-class SourcesNotClearedError(RuntimeError):
-    """Raised before training when an upstream source has no passing compliance verdict."""
 
 
 def licenses_for_sources(registry: SourcesRegistry, names: Iterable[str]) -> dict[str, str]:
@@ -106,16 +104,6 @@ def uncleared_sources(storage: Storage, names: Iterable[str]) -> dict[str, list[
     return out
 
 
-def assert_sources_cleared(storage: Storage, names: Iterable[str]) -> None:
-    """Refuse (raise) when any named source is not cleared; the message names each one and why."""
-    names = list(names)
-    if not names:
-        raise SourcesNotClearedError("no upstream sources given: cannot verify data-use rights")
-    blocked = uncleared_sources(storage, names)
-    if blocked:
-        lines = "\n".join(f"  - {name}: {'; '.join(problems)}" for name, problems in blocked.items())
-        raise SourcesNotClearedError(
-            f"refusing to train: {len(blocked)} upstream source(s) not cleared for use "
-            f"({', '.join(blocked)}):\n{lines}\n"
-            "Fix the source or its registry entry, then re-materialize raw_corpus for it."
-        )
+def require_mixture_cleared(storage: Storage, consumer: str, mixture: str) -> None:
+    """The compliance refusal of an asset that reads a mixture: on the sources its manifest names."""
+    require_sources_cleared(storage, consumer, sources_behind(storage, [storage.uri(layout.MIXTURES, mixture)]))

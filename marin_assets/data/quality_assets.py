@@ -12,6 +12,7 @@ from marin_assets.core.hashing import sha256_bytes
 from marin_assets.data import quality_classifier as qc
 from marin_assets.data import reference_texts
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.compliance import require_sources_cleared
 from marin_assets.data.curation_inputs import MODEL_NAME
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
@@ -32,6 +33,9 @@ CODE_VERSION = code_version(qc.load_quality_classifier_recipe().model_dump(mode=
 def quality_classifier(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     recipe = qc.load_quality_classifier_recipe()
     registry, cleaning = load_sources(), load_cleaning_recipe()
+    # It trains on the raw reference sources: the same refusal as every other consumer of a source.
+    require_sources_cleared(storage.storage, "quality_classifier", [*recipe.positive_sources, *recipe.negative_sources],
+                            registry)
     skipped: dict[str, int] = {}
 
     def docs(names: list[str], label: str):

@@ -13,6 +13,7 @@ import datetime as dt
 import dagster as dg
 
 from marin_assets.core.code_versions import code_version
+from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
@@ -89,6 +90,7 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
     ) -> dg.MaterializeResult:
         st = storage.storage
+        require_mixture_cleared(st, f"heldout_run[{held.key}]", recipe.mixture)
         st.require_committed(*prediction_parts(name))
         return train_and_record(context, st, recipe, held, heldout_run_parts(name), run_version, tpu_launcher)
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
+from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.scaling import plots, results
 from marin_assets.scaling.bootstrap import laws_from_samples
@@ -42,6 +43,7 @@ def train_and_record(
 ):
     """Train one suite run with the training stage's launcher and commit its result.json."""
     spec = training_spec(recipe, run)
+    require_mixture_cleared(st, f"{context.asset_key.to_user_string()}[{run.key}]", spec.mixture)
     mixture = mixture_for(st, spec)
     started_at = dt.datetime.now(dt.UTC).isoformat()
     trained = launch(context, spec, st, mixture, tpu_launcher)  # retried in-step if preempted

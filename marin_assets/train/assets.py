@@ -15,7 +15,7 @@ import dagster as dg
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
 from marin_assets.core.hashing import hash_json
-from marin_assets.data.licenses import assert_sources_cleared, sources_behind
+from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train import (bits_per_byte, domain_eval, eval_set_texts, maxtext_config, maxtext_entry, preflight,
@@ -74,6 +74,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     )
     def training_plan(context: dg.AssetExecutionContext, config: PlanConfig, storage: StorageResource):
         st, spec = storage.storage, runs.spec(context.partition_key)
+        require_mixture_cleared(st, f"training_plan[{spec.run_name}]", spec.mixture)
         mixture = mixture_for(st, spec)
         report = plan_run(spec, mixture)
         profile = None
@@ -112,9 +113,9 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
     ) -> dg.MaterializeResult:
         st, spec = storage.storage, runs.spec(context.partition_key)
+        # Data-use rights first: refuse to spend compute on a mixture built from any uncleared source.
+        require_mixture_cleared(st, f"training_run[{spec.run_name}]", spec.mixture)
         st.require_committed(layout.TRAINING, spec.run_name, layout.PLAN_DIR)
-        # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
-        assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
         result = launch(context, spec, st, mixture, tpu_launcher)
         evaluation = bits_per_byte.run_evaluation(result, mixture)

@@ -130,8 +130,7 @@ def test_checksum_mismatch_and_missing_field_are_said_in_the_check_result(tmp_pa
 def test_check_cleaning_gate_and_training_gate_give_one_verdict(tmp_path, write_registry):
     """Cleared when raw_corpus ran; then the registry entry changes: all three refuse, for the same reason."""
     from marin_assets.core.storage import Storage
-    from marin_assets.data.clean_source_gate import SourceNotCleared, require_cleared
-    from marin_assets.data.licenses import SourcesNotClearedError, assert_sources_cleared
+    from marin_assets.data.compliance import SourcesNotClearedError, require_sources_cleared
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.jsonl").write_text('{"text": "hello"}\n')
@@ -142,17 +141,17 @@ def test_check_cleaning_gate_and_training_gate_give_one_verdict(tmp_path, write_
     assert materialize(tmp_path, dg.DagsterInstance.ephemeral(), "dirty_web").success
     storage = Storage(str(tmp_path / "store"))
     assert _check_only(tmp_path, "dirty_web").passed
-    require_cleared(storage, "dirty_web")
-    assert_sources_cleared(storage, ["dirty_web"])
+    require_sources_cleared(storage, "cleaned_documents[dirty_web]", ["dirty_web"])
+    require_sources_cleared(storage, "training_run[t]", ["dirty_web"])
 
     write_registry([{**entry, "license": "CC-BY-NC-4.0"}])
     reason = "license 'CC-BY-NC-4.0' is not in the allowlist"
     check = _check_only(tmp_path, "dirty_web")
     assert not check.passed and check.description.startswith(f"not cleared: {reason}")
-    with pytest.raises(SourceNotCleared, match=reason):
-        require_cleared(storage, "dirty_web")
     with pytest.raises(SourcesNotClearedError, match=f"dirty_web: {reason}"):
-        assert_sources_cleared(storage, ["dirty_web"])
+        require_sources_cleared(storage, "cleaned_documents[dirty_web]", ["dirty_web"])
+    with pytest.raises(SourcesNotClearedError, match=f"dirty_web: {reason}"):
+        require_sources_cleared(storage, "training_run[t]", ["dirty_web"])
 
 
 def test_marin_sources_checksum_prints_what_clears_the_source(tmp_path, write_registry, capsys):

@@ -9,7 +9,7 @@ import dagster as dg
 from marin_assets.core import layout
 from marin_assets.data.compliance import compliance_verdict, load_policy
 from marin_assets.data.sources import load_sources
-from marin_assets.data.licenses import INVENTORY_NAME, assert_sources_cleared, sources_behind
+from marin_assets.data.licenses import INVENTORY_NAME, require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.local_resources import local_resources
@@ -58,7 +58,7 @@ def mixture(context: dg.AssetExecutionContext, storage: StorageResource):
 def training_run(context: dg.AssetExecutionContext, storage: StorageResource):
     # The gate every training run passes first, on the sources behind its mixture.
     st = storage.storage
-    assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, "sample")]))
+    require_mixture_cleared(st, "training_run[tiny]", "sample")
     with storage.storage.atomic_dir(layout.TRAINING, context.partition_key) as staged:
         with staged.storage.fs.open(staged.join("checkpoint.bin"), "wb") as f:
             f.write(b"weights")

@@ -5,16 +5,14 @@ import yaml
 import pytest
 
 from marin_assets.core.recipes import PACKAGE_RECIPES
-from marin_assets.data.clean_source_gate import SourceNotCleared, require_cleared
 from marin_assets_tests.data.registry_fixture import write_registry  # noqa: F401 (fixture)
 
 from marin_assets.core.storage import Storage
-from marin_assets.data.compliance import source_inventory
+from marin_assets.data.compliance import require_sources_cleared, source_inventory
 from marin_assets.data.sources import load_sources
 from marin_assets.data.licenses import (
     INVENTORY_NAME,
     SourcesNotClearedError,
-    assert_sources_cleared,
     compliance_from_inventory,
     data_use_terms,
     licenses_for_sources,
@@ -57,16 +55,16 @@ def test_gate_names_every_uncleared_source_and_why(tmp_path):
     storage = Storage(str(tmp_path))
     _inventory(storage, "python_docs")
     _inventory(storage, "dirty_web", files_changed=True)
-    assert_sources_cleared(storage, ["python_docs"])  # passes
+    require_sources_cleared(storage, "training_run[t]", ["python_docs"])  # passes
     with pytest.raises(SourcesNotClearedError) as err:
-        assert_sources_cleared(storage, ["python_docs", "dirty_web", "debian_licenses"])
+        require_sources_cleared(storage, "training_run[t]", ["python_docs", "dirty_web", "debian_licenses"])
     message = str(err.value)
-    assert "2 upstream source(s) not cleared" in message
+    assert message.startswith("training_run[t] refuses its input: 2 upstream source(s) not cleared for use")
     assert "dirty_web: checksum mismatch: provenance.checksum is " in message and f"hash to {'0' * 64}" in message
     assert "debian_licenses: raw_corpus[debian_licenses] has no committed inventory" in message
     assert "python_docs" not in message
     with pytest.raises(SourcesNotClearedError, match="no upstream sources"):
-        assert_sources_cleared(storage, [])
+        require_sources_cleared(storage, "training_run[t]", [])
 
 
 def test_the_gate_decides_now_not_what_an_old_inventory_recorded(tmp_path, write_registry):
@@ -78,6 +76,4 @@ def test_the_gate_decides_now_not_what_an_old_inventory_recorded(tmp_path, write
     entry["uri"] = str((PACKAGE_RECIPES / entry["uri"]).resolve())
     write_registry([{**entry, "license": "LicenseRef-unreviewed"}], extra_roots=(str(PACKAGE_RECIPES.parent / "sample_data"),))
     with pytest.raises(SourcesNotClearedError, match=r"python_docs: license 'LicenseRef-unreviewed' is not in"):
-        assert_sources_cleared(storage, ["python_docs"])
-    with pytest.raises(SourceNotCleared, match=r"refusing to clean it: license 'LicenseRef-unreviewed'"):
-        require_cleared(storage, "python_docs")
+        require_sources_cleared(storage, "training_run[t]", ["python_docs"])
