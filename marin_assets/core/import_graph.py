@@ -4,6 +4,10 @@ One walk serves three users: asset code versions (core.code_versions), the layer
 `marin versions` table. Every form of import counts, wherever it sits in a file (module level,
 inside functions, under TYPE_CHECKING): `import a.b`, `from a import b` (b a submodule or a name),
 and relative imports. Importing `a.b.c` runs `a/__init__` and `a/b/__init__` too, so those count.
+A module named whole by a string literal (`[sys.executable, "-m", "marin_assets.data.fasttext_train"]`)
+is code the naming module runs in a subprocess: `run_graph` keeps those edges and `closure` follows
+them, so what a subprocess runs is versioned with the asset that starts it (not an import: the
+layering and cycle checks see imports only).
 """
 
 from __future__ import annotations
@@ -42,18 +46,23 @@ def _with_parents(name: str, known: dict[str, Path]) -> set[str]:
 # package_dir -> the module files its cached import_graph was read from: closure and code_version
 # look modules up there instead of walking the folder again (one walk per load, not two per asset).
 _GRAPH_FILES: dict[Path, dict[str, Path]] = {}
+# package_dir -> module -> the package modules it names whole in a string (runs as `python -m`).
+_RUN_EDGES: dict[Path, dict[str, frozenset[str]]] = {}
 
 
 @functools.cache
 def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it imports directly (its own parent packages excluded)."""
     files = _GRAPH_FILES[package_dir] = module_files(package_dir)
-    graph = {}
+    graph, runs = {}, {}
     for module, path in files.items():
         is_package = path.name == "__init__.py"
         found: set[str] = set()
+        named: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-            if isinstance(node, ast.Import):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in files:
+                named |= _with_parents(node.value, files)
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     found |= _with_parents(alias.name, files)
             elif isinstance(node, ast.ImportFrom):
@@ -62,7 +71,15 @@ def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
                 for alias in node.names:  # `from pkg import submodule`
                     found |= _with_parents(f"{target}.{alias.name}", files)
         graph[module] = frozenset(found - {module} - _with_parents(module, files))
+        runs[module] = frozenset(named - {module} - _with_parents(module, files))
+    _RUN_EDGES[package_dir] = runs
     return graph
+
+
+def run_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
+    """module -> the package modules it runs in a subprocess (names whole in a string literal)."""
+    import_graph(package_dir)
+    return _RUN_EDGES[package_dir]
 
 
 def graph_files(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
@@ -72,15 +89,16 @@ def graph_files(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
 
 
 def closure(modules: list[str] | tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> frozenset[str]:
-    """The modules themselves, their parent packages and every package module they reach."""
-    graph, files = import_graph(package_dir), graph_files(package_dir)
+    """The modules themselves, their parent packages and every package module they reach (by import
+    or by running it in a subprocess)."""
+    graph, runs, files = import_graph(package_dir), run_graph(package_dir), graph_files(package_dir)
     seen: set[str] = set()
     frontier = [p for m in modules for p in _with_parents(m, files)]
     while frontier:
         module = frontier.pop()
         if module not in seen:
             seen.add(module)
-            frontier.extend(graph[module])
+            frontier.extend(graph[module] | runs[module])
     return frozenset(seen)
 
 

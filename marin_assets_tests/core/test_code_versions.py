@@ -65,3 +65,26 @@ def test_third_party_and_empty_module_lists_are_refused(package):
 def test_cycle_is_found():
     assert import_graph.find_cycle({"a": frozenset({"b"}), "b": frozenset({"a"})}) == ["a", "b", "a"]
     assert import_graph.find_cycle({"a": frozenset({"b"}), "b": frozenset()}) is None
+
+
+def test_a_module_run_as_a_subprocess_and_its_imports_are_in_the_version(package):
+    """`python -m pkg.worker` started by the job: the worker and what it imports version the job's asset."""
+    (package / "worker.py").write_text("from pkg import wlib\n")
+    (package / "wlib.py").write_text("Z = 1\n")
+    (package / "job.py").write_text('import subprocess, sys\n\ndef run():\n'
+                                    '    subprocess.run([sys.executable, "-m", "pkg.worker"])\n')
+    import_graph.import_graph.cache_clear()
+    assert {"pkg.worker", "pkg.wlib"} <= set(import_graph.closure(["pkg.job"], package))
+    before = code_version({}, "pkg.job", package_dir=package)
+    (package / "wlib.py").write_text("Z = 2\n")
+    import_graph.import_graph.cache_clear()
+    assert code_version({}, "pkg.job", package_dir=package) != before
+    assert "pkg.worker" not in import_graph.import_graph(package)["pkg.job"]  # not an import: layering unchanged
+
+
+def test_the_real_subprocess_entry_points_are_covered():
+    from marin_assets.data.quality_assets import CODE_VERSION
+    from marin_assets.train.run_folder import ENTRY_MODULE
+
+    assert "marin_assets.data.fasttext_train" in covered_modules(CODE_VERSION)
+    assert ENTRY_MODULE in import_graph.closure(["marin_assets.train.run_folder"])
