@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 
 from marin_assets.core.hashing import sha256_bytes
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
-from marin_assets.scaling.suite import FLOPS_PER_PARAM_TOKEN, FitSettings
+from marin_assets.scaling.fit_settings import FLOPS_PER_PARAM_TOKEN, FitSettings
 
 EXTERNAL_DIR = "scaling/external"
 STANDARD = ("name", "N", "D", "C", "loss", "budget", "unique_tokens", "source")

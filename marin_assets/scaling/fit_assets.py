@@ -8,6 +8,7 @@ external suite is fitted, plotted, validated (leave-one-budget-out) and predicte
 
 
 from collections.abc import Callable
+from types import ModuleType
 
 import dagster as dg
 import pandas as pd
@@ -19,7 +20,7 @@ from marin_assets.resources.storage import StorageResource
 from marin_assets.scaling import bootstrap, isoflop, laws, observations, parametric, plots, results, validation
 from marin_assets.scaling.isoflop import IsoflopFit
 from marin_assets.scaling.outputs import FIT_AUTOMATION, GROUP, bootstrap_laws, png_metadata, write_png
-from marin_assets.scaling.suite import FLOPS_MODEL, FitSettings
+from marin_assets.scaling.fit_settings import FLOPS_MODEL, FitSettings
 
 
 def _md(records: list[dict], floatfmt: str = ".4g") -> str:
@@ -28,12 +29,13 @@ def _md(records: list[dict], floatfmt: str = ".4g") -> str:
 
 def build_fit_assets(
     name: str, fit: FitSettings, runs_dep, observations_of: Callable, targets_of: Callable[[dict], list[float]],
-    targets_section, key_prefix: list[str] | None = None,
+    targets_section, key_prefix: list[str] | None = None, reader: ModuleType = observations,
 ) -> list[dg.AssetsDefinition]:
+    """`reader`: the pure module whose code `observations_of` runs (part of the fits' versions)."""
     fit_section = fit.model_dump(mode="json")
-    isoflop_version = code_version(fit_section, observations, isoflop, validation, results, plots)
-    parametric_version = code_version(fit_section, observations, parametric, bootstrap, validation, results, plots,
-                                      *laws.source_modules())
+    isoflop_version = code_version(fit_section, reader, observations, isoflop, validation, results, plots)
+    parametric_version = code_version(fit_section, reader, observations, parametric, bootstrap, validation, results,
+                                      plots, *laws.source_modules())
     predictions_version = code_version({**fit_section, "targets": targets_section}, results, plots)
     prefix = {"key_prefix": key_prefix} if key_prefix else {}
 

@@ -12,7 +12,7 @@ from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
 from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
-from marin_assets.scaling import plots, results
+from marin_assets.scaling import plots, run_results
 from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
 from marin_assets.train.bits_per_byte import run_evaluation
@@ -47,18 +47,18 @@ def train_and_record(
     mixture = mixture_for(st, spec)
     started_at = dt.datetime.now(dt.UTC).isoformat()
     trained = launch(context, spec, st, mixture, tpu_launcher)  # retried in-step if preempted
-    payload = results.run_result(
+    payload = run_results.run_result(
         run, trained.final_eval_loss, vocab_size=spec.model.vocab_size_for(mixture.tokenizer_vocab_size),
         num_params=trained.num_params, flops_per_token=trained.flops_per_token,
         extra={"training_run": spec.run_name, "mixture": spec.mixture, "tokenizer_hash": mixture.tokenizer_hash,
                "checkpoint_uri": trained.checkpoint_uri, "checkpoint_hash": trained.checkpoint_hash,
                "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
-               **results.data_repetition(mixture.sources, run.D),
+               **run_results.data_repetition(mixture.sources, run.D),
                **run_evaluation(trained, mixture),
                "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s},
     )
     with st.atomic_dir(*parts) as staged:
-        staged.write_json(payload, results.RESULT_FILE)
+        staged.write_json(payload, run_results.RESULT_FILE)
         png = loss_plot_png(trained, f"{run.key}: N={run.N:,} D={run.D:,}")
         path = write_png(staged, "loss_curve.png", png)
         identity = {k: payload[k] for k in ("run", "N", "D", "C", "final_eval_loss", "status", "checkpoint_hash")}

@@ -1,4 +1,4 @@
-"""What one scaling run writes: where (run_parts, output_parts) and its result.json (run_result,
+"""What one scaling run writes: where (result_paths) and its result.json (run_result,
 data_repetition). Pure, and apart from the fitters in results.py: a scaling run's code version
 covers this module, so editing a fit never makes the trained runs stale.
 """
@@ -7,18 +7,8 @@ from __future__ import annotations
 
 import math
 
-from marin_assets.core import layout
+from marin_assets.scaling.result_paths import RESULT_FILE, output_parts, run_parts  # noqa: F401 (re-exported)
 from marin_assets.scaling.suite import SuiteRun
-
-RESULT_FILE = "result.json"
-
-
-def run_parts(suite: str, key: str) -> tuple[str, ...]:
-    return (layout.SCALING, suite, "runs", key)
-
-
-def output_parts(suite: str, *name: str) -> tuple[str, ...]:
-    return (layout.SCALING, suite, *name)
 
 
 def run_result(run: SuiteRun, final_eval_loss: float, *, vocab_size: int, num_params: int,

@@ -24,12 +24,12 @@ from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
 from marin_assets.scaling.fit_metric import metric_key
+# The fit's settings live apart: fitting a table of runs never needs the training code below.
+from marin_assets.scaling.fit_settings import FLOPS_MODEL, FLOPS_PER_PARAM_TOKEN, FitSettings  # noqa: F401
 from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimizer
 from marin_assets.train.preflight import count_params
 from marin_assets.train.runs import EvalSettings, TrainingRunSpec
 
-FLOPS_MODEL = "6ND, N = parameters except the input embedding (layers + unembedding)"
-FLOPS_PER_PARAM_TOKEN = 6.0
 DEFAULT_RECIPE = "scaling/cpu_suite.yaml"
 
 
@@ -47,31 +47,6 @@ class BudgetGrid(Recipe):
 class HeldoutRun(Recipe):
     flops: float = Field(gt=0)
     size: str
-
-
-class FitSettings(Recipe):
-    method: str = "mle"                       # Approach 3 objective: mle (Besiroglu) or huber (Hoffmann)
-    delta: float = Field(default=1e-3, gt=0)
-    bootstrap: int = Field(default=200, ge=0)  # resamples of the runs for the intervals
-    bootstrap_workers: int | None = None      # processes for the refits; None = one (spawned workers cost more than they save here)
-    seed: int = 0
-    level: float = Field(default=0.95, gt=0, lt=1)
-    robust_isoflop: bool = True               # statsmodels RLM (Huber) for the per-budget parabolas
-    max_loss: float | None = None             # losses above this count as diverged (None: ln(vocab) + 1)
-    law: str = "chinchilla"                   # Approach 3 form, a key of scaling.laws.LAWS
-    compare_laws: bool = True                 # also fit the other registered forms; AIC + held-out error in metadata
-    metric: str = "final_eval_loss"           # what is fitted: final_eval_loss, loss, bpb, loss:<domain>, bpb:<domain>
-    lobo_loss_tolerance: float = Field(default=0.02, gt=0)    # leave-one-budget-out: largest budget's loss error
-    lobo_n_opt_tolerance: float = Field(default=0.5, gt=0)    # ... and its N* error
-    max_interval_ratio: float = Field(default=10.0, gt=1)     # bootstrap hi/lo above this is flagged
-
-    @model_validator(mode="after")
-    def _known_law(self):
-        from marin_assets.scaling.laws import LAWS
-
-        if self.law not in LAWS:
-            raise ValueError(f"fit.law {self.law!r} is not a registered law form: {sorted(LAWS)}")
-        return self
 
 
 class ScalingRecipe(Recipe):

@@ -1,5 +1,6 @@
 """Code versions from the static import closure: every import form counts, nothing else does."""
 
+import dagster as dg
 import pytest
 
 from marin_assets.core import import_graph
@@ -88,3 +89,18 @@ def test_the_real_subprocess_entry_points_are_covered():
 
     assert "marin_assets.data.fasttext_train" in covered_modules(CODE_VERSION)
     assert ENTRY_MODULE in import_graph.closure(["marin_assets.train.run_folder"])
+
+
+def test_training_code_does_not_version_an_external_suite_s_fits():
+    """besiroglu2024/* fit a published table: the trainer's preflight, resources and models are not their code."""
+    from marin_assets.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    external = [k for k in graph.materializable_asset_keys if k.path[0] == "besiroglu2024"]
+    assert len(external) == 4
+    for key in external:
+        modules = covered_modules(graph.get(key).code_version)
+        assert modules, key
+        assert not [m for m in modules if m.startswith("marin_assets.train")], (key, modules)
+    suite_fit = covered_modules(graph.get(dg.AssetKey("parametric_fit")).code_version)
+    assert "marin_assets.scaling.suite_observations" in suite_fit  # the suite's own fits read its runs with it

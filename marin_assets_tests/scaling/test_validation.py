@@ -9,7 +9,7 @@ import pytest
 from marin_assets.scaling import validation
 from marin_assets.scaling.isoflop import fit_isoflop
 from marin_assets.scaling.observations import collect_observations
-from marin_assets.scaling.results import data_repetition
+from marin_assets.scaling.run_results import data_repetition
 from marin_assets.tokenize.mixture_info import SourceInfo
 from marin_assets_tests.scaling.synthetic import TRUE_LAW, isoflop_points
 
