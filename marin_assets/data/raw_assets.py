@@ -10,9 +10,11 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
+from marin_assets.core.hashing import hash_json
 from marin_assets.data import compliance as compliance_rules
 from marin_assets.data import source_files as file_listing
 from marin_assets.data import watch
+from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.compliance import (
     INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy, source_inventory,
 )
@@ -115,7 +117,12 @@ def source_files_sensor(context: dg.SensorEvaluationContext):
     context.update_cursor(watch.dump_cursor(current))
     if not changed:
         return dg.SkipReason("no source files changed")
-    return [dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name) for name in changed]
+    requests = [dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name) for name in changed]
+    # dedup scope global: every partition's dedup reads every source, so every partition is stale.
+    peers = watch.peers_to_reclean(changed, current, load_cleaning_recipe().dedup.scope)
+    stamp = hash_json({name: current[name] for name in changed})
+    return requests + [dg.RunRequest(run_key=f"{name}:peers:{stamp}", partition_key=name,
+                                     asset_selection=[dg.AssetKey("cleaned_documents")]) for name in peers]
 
 
 RAW_ASSETS = [source_files, raw_corpus]

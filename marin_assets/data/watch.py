@@ -45,6 +45,14 @@ def changed_sources(previous: dict[str, str], current: dict[str, str | None]) ->
     )
 
 
+def peers_to_reclean(changed: list[str], current: dict[str, str | None], dedup_scope: str) -> list[str]:
+    """The unchanged sources (with files) whose cleaned table a change elsewhere makes stale: every one
+    under dedup scope `global` (each partition dedups against all sources), none under `source`."""
+    if dedup_scope != "global" or not changed:
+        return []
+    return sorted(name for name, fingerprint in current.items() if fingerprint is not None and name not in changed)
+
+
 def parse_cursor(cursor: str | None) -> dict[str, str | None]:
     return json.loads(cursor) if cursor else {}
 

@@ -1,4 +1,4 @@
-"""A temporary recipes folder (sources.yaml + compliance.yaml) that load_sources() reads.
+"""A temporary recipes folder (sources.yaml + compliance.yaml + cleaning.yaml) that load_sources() reads.
 
 Source names must be partitions of SOURCE_PARTITIONS (fixed when the package is imported), so tests
 reuse the shipped names and point them at their own files.
@@ -34,6 +34,7 @@ def write_registry(tmp_path, monkeypatch) -> Iterator[WriteRegistry]:
     recipes = tmp_path / "recipes"
     recipes.mkdir()
     shutil.copy(PACKAGE_RECIPES / "compliance.yaml", recipes / "compliance.yaml")
+    shutil.copy(PACKAGE_RECIPES / "cleaning.yaml", recipes / "cleaning.yaml")  # the sensor reads its dedup scope
     monkeypatch.setenv("MARIN_RECIPES_DIR", str(recipes))
 
     def write(sources: list[dict], extra_roots: tuple[str, ...] = ()) -> Path:

@@ -86,3 +86,34 @@ def test_changed_sources_rules():
     assert changed_sources({"a": "h1"}, {"a": "h1"}) == []
     assert changed_sources({"a": "h1"}, {"a": None}) == ["a"]  # its files disappeared
     assert changed_sources({"a": "h1", "b": "h2"}, {"a": "h1", "b": "h3"}) == ["b"]
+
+
+def test_with_global_dedup_a_changed_source_restales_every_partition(tmp_path, write_registry):
+    """scope global: one source changes, every other source's cleaned table is requested too (its dedup
+    reads all sources); scope source: only the changed one."""
+    import yaml
+
+    from marin_assets.core.recipes import PACKAGE_RECIPES
+
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.jsonl").write_text(f'{{"text": "{name}"}}\n')
+    registry = write_registry([source_entry("dirty_web", str(tmp_path / "one")),
+                               source_entry("debian_licenses", str(tmp_path / "two"))])
+    cleaning = yaml.safe_load((PACKAGE_RECIPES / "cleaning.yaml").read_text())
+    cleaning["dedup"]["scope"] = "global"
+    (registry / "cleaning.yaml").write_text(yaml.safe_dump(cleaning, sort_keys=False))
+    _, _, cursor = tick(None)
+
+    (tmp_path / "two" / "a.jsonl").write_text('{"text": "two, changed"}\n')
+    result = source_files_sensor(context := dg.build_sensor_context(cursor=cursor))
+    by_partition = {r.partition_key: r.asset_selection for r in result}
+    assert sorted(by_partition) == ["debian_licenses", "dirty_web"]
+    assert by_partition["debian_licenses"] is None  # the changed source: raw_corpus and cleaned_documents
+    assert by_partition["dirty_web"] == [dg.AssetKey("cleaned_documents")]
+
+    cleaning["dedup"]["scope"] = "source"
+    (registry / "cleaning.yaml").write_text(yaml.safe_dump(cleaning, sort_keys=False))
+    (tmp_path / "two" / "a.jsonl").write_text('{"text": "two, changed again"}\n')
+    requested, _, _ = tick(context.cursor)
+    assert requested == ["debian_licenses"]
