@@ -9,7 +9,9 @@ asset in it. A helper the wiring calls to compute the output therefore belongs i
 where it is versioned (the layering test keeps pure modules free of Dagster and of wiring).
 Package data a module reads is code too: a file next to a covered module that the module names by a
 string literal (e.g. `Path(__file__).with_name("rules.json")`) is hashed with it.
-Third-party code is covered by the lockfile hash each manifest records (core.environment).
+Third-party code is part of it too: the locked versions (uv.lock) of the packages the covered
+modules import and of everything those depend on (core.locked_packages), so an upgrade stales
+exactly the assets whose code uses the package.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from marin_assets.core import import_graph
+from marin_assets.core import import_graph, locked_packages
 from marin_assets.core.hashing import canonical_json, sha256_bytes
 
 
@@ -65,7 +67,7 @@ def _named_data_files(module_file: Path) -> tuple[Path, ...]:
 
 
 def code_version(recipe_section: Any, *computing: ModuleType | str,
-                 package_dir: Path = import_graph.PACKAGE_DIR) -> str:
+                 package_dir: Path = import_graph.PACKAGE_DIR, lock_file: Path = locked_packages.LOCK_FILE) -> str:
     """Hash of the recipe section and the source of every module in the computing modules' closure.
 
     Editing the recipe section, a computing module or anything it imports (at any depth, inside
@@ -78,6 +80,8 @@ def code_version(recipe_section: Any, *computing: ModuleType | str,
         parts.append(f"# {name}\n{files[name].read_text()}")
         for data in _named_data_files(files[name]):  # read each time: an edited data file changes the version
             parts.append(f"# {name} data {data.name}\n{sha256_bytes(data.read_bytes())}")
+    imported = set().union(*(locked_packages.third_party_imports(files[n], import_graph.PACKAGE) for n in modules))
+    parts.append(f"# packages\n{canonical_json(locked_packages.locked_versions(sorted(imported), lock_file))}")
     version = sha256_bytes("\n".join(parts).encode())[:16]
     _COVERED[version] = tuple(modules)
     return version

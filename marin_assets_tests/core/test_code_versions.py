@@ -3,7 +3,7 @@
 import dagster as dg
 import pytest
 
-from marin_assets.core import import_graph
+from marin_assets.core import import_graph, locked_packages
 from marin_assets.core.code_versions import code_version, covered_modules, versioned_modules
 
 FILES = {
@@ -104,3 +104,52 @@ def test_training_code_does_not_version_an_external_suite_s_fits():
         assert not [m for m in modules if m.startswith("marin_assets.train")], (key, modules)
     suite_fit = covered_modules(graph.get(dg.AssetKey("parametric_fit")).code_version)
     assert "marin_assets.scaling.suite_observations" in suite_fit  # the suite's own fits read its runs with it
+
+
+LOCK = """version = 1
+[[package]]
+name = "pyyaml"
+version = "{yaml}"
+dependencies = [{{ name = "zdep" }}]
+
+[[package]]
+name = "zdep"
+version = "{zdep}"
+
+[[package]]
+name = "unrelated-pkg"
+version = "{unrelated}"
+"""
+
+
+def test_locked_versions_of_the_imported_packages_and_their_dependencies_are_in_the_version(package, tmp_path):
+    """An upgrade in uv.lock stales the code that imports the package (or one that depends on it), nothing else."""
+    (package / "core.py").write_text("import yaml\nX = 1\n")
+    import_graph.import_graph.cache_clear()
+    lock = tmp_path / "uv.lock"
+
+    def version(**pins):
+        lock.write_text(LOCK.format(**{"yaml": "6.0", "zdep": "1.0", "unrelated": "1.0", **pins}))
+        locked_packages._lock.cache_clear()
+        return code_version({}, "pkg.job", package_dir=package, lock_file=lock)
+
+    before = version()
+    assert version(unrelated="2.0") == before
+    assert version(yaml="6.1") != before
+    assert version(zdep="1.1") != before  # a dependency of an imported package
+    assert code_version({}, "pkg.unrelated", package_dir=package, lock_file=lock) != before  # sanity: other code
+
+
+def test_the_real_stages_version_their_packages():
+    from marin_assets.core.code_versions import versioned_modules
+
+    files = import_graph.graph_files()
+
+    def packages(*modules):
+        names = set().union(*(locked_packages.third_party_imports(files[m], "marin_assets")
+                              for m in versioned_modules(*modules)))
+        return set(locked_packages.locked_versions(sorted(names)))
+
+    assert {"maxtext", "jax", "flax"} <= packages("marin_assets.train.maxtext_entry")
+    assert {"pyspark", "resiliparse", "py3langid"} <= packages("marin_assets.data.cleaned_output")
+    assert not {"maxtext", "pyspark"} & packages("marin_assets.scaling.external", "marin_assets.scaling.observations")
