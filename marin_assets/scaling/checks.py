@@ -12,7 +12,8 @@ import pandas as pd
 from marin_assets.resources.storage import StorageResource
 
 from marin_assets.scaling import results, validation
-from marin_assets.scaling.heldout import PREDICTION_FILE, heldout_run_parts, prediction_parts
+from marin_assets.scaling.heldout import PREDICTION_FILE, heldout_run_parts, prediction_mismatch, prediction_parts
+from marin_assets.scaling.observations import metric_value
 from marin_assets.scaling.suite import FitSettings, ScalingRecipe
 
 TARGET_RELATIVE_ERROR = 0.02
@@ -22,15 +23,18 @@ def relative_error(predicted: float, observed: float) -> float:
     return (predicted - observed) / observed
 
 
-def heldout_message(prediction: dict, observed: dict, error: float, preregistered: bool) -> str:
+def heldout_message(prediction: dict, observed: dict, error: float, preregistered: bool, metric: str,
+                    value: float | None, mismatch: str | None = None) -> str:
     """What a user reads first: the error against the target, and whether the prediction came first."""
+    if mismatch:
+        return mismatch
     if not preregistered:
         return (f"not preregistered: the prediction was registered at {prediction['registered_at']}, after the "
                 f"held-out run started at {observed['started_at']}")
-    if observed["final_eval_loss"] is None:
-        return "the held-out run reported no final_eval_loss"
+    if value is None:
+        return f"the held-out run reported no {metric}"
     verdict = "within" if abs(error) <= TARGET_RELATIVE_ERROR else "exceeds"
-    return (f"predicted {prediction['predicted_loss']:.4f}, observed {observed['final_eval_loss']:.4f}: "
+    return (f"predicted {metric} {prediction['predicted_loss']:.4f}, observed {value:.4f}: "
             f"relative error {error:+.2%} {verdict} the {TARGET_RELATIVE_ERROR:.0%} target")
 
 
@@ -107,13 +111,17 @@ def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition
         prediction = st.read_json(*prediction_parts(name), PREDICTION_FILE)
         observed = st.read_json(*heldout_run_parts(name), results.RESULT_FILE)
         preregistered = prediction["registered_at"] < observed["started_at"]
-        loss = observed["final_eval_loss"]
+        # The same metric the fit (and so the prediction) used, read as the fit reads it.
+        metric = recipe.fit.metric
+        mismatch = prediction_mismatch(prediction, observed.get("run"), metric)
+        loss = metric_value(observed, metric)
         error = relative_error(prediction["predicted_loss"], loss) if loss is not None else float("inf")
         return dg.AssetCheckResult(
-            passed=bool(preregistered and abs(error) <= TARGET_RELATIVE_ERROR),
+            passed=bool(preregistered and not mismatch and abs(error) <= TARGET_RELATIVE_ERROR),
             severity=dg.AssetCheckSeverity.WARN,
-            description=heldout_message(prediction, observed, error, preregistered),
+            description=heldout_message(prediction, observed, error, preregistered, metric, loss, mismatch),
             metadata={
+                "metric": metric,
                 "predicted_loss": prediction["predicted_loss"], "observed_loss": loss if loss is not None else "none",
                 "relative_error": error, "target": TARGET_RELATIVE_ERROR,
                 "prediction_interval": str(prediction["interval"]),

@@ -18,6 +18,7 @@ from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import bootstrap, results
+from marin_assets.scaling.fit_metric import DEFAULT_METRIC
 from marin_assets.scaling.outputs import GROUP, bootstrap_laws, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET
@@ -35,6 +36,16 @@ def prediction_parts(suite: str) -> tuple[str, ...]:
 
 def heldout_run_parts(suite: str) -> tuple[str, ...]:
     return results.output_parts(suite, "heldout", "run")
+
+
+def prediction_mismatch(prediction: dict, key: str, metric: str) -> str | None:
+    """Why a committed prediction is not the one for this held-out run and fit metric (None: it is)."""
+    if prediction.get("run") != key:
+        return f"the committed prediction is for run {prediction.get('run')!r}, not {key!r}"
+    predicted_metric = prediction.get("metric", DEFAULT_METRIC)  # predictions before the field: the default
+    if predicted_metric != metric:
+        return f"the committed prediction is of {predicted_metric!r}, the fit's metric is {metric!r}"
+    return None
 
 
 def _trained_heldout_key(st, suite: str) -> str | None:
@@ -66,7 +77,7 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         predicted = float(law.loss(held.N, held.D))
         interval = bootstrap.percentile_interval([m.loss(held.N, held.D) for m in laws], recipe.fit.level)
         prediction = {
-            **held.describe(), "predicted_loss": predicted, "interval": list(interval), "level": recipe.fit.level,
+            **held.describe(), "metric": recipe.fit.metric, "predicted_loss": predicted, "interval": list(interval), "level": recipe.fit.level,
             "registered_at": dt.datetime.now(dt.UTC).isoformat(),
             "parametric_fit_data_version": st.content_hash(*fit_parts),
             "fit_runs": report["n_runs"], "law": law.as_dict(),
@@ -92,6 +103,10 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         st = storage.storage
         require_mixture_cleared(st, f"heldout_run[{held.key}]", recipe.mixture)
         st.require_committed(*prediction_parts(name))
+        problem = prediction_mismatch(st.read_json(*prediction_parts(name), PREDICTION_FILE), held.key, recipe.fit.metric)
+        if problem:
+            raise PreregistrationError(f"heldout_run {held.key}: {problem}; materialize heldout_prediction again "
+                                       "(before this run trains) to preregister it")
         return train_and_record(context, st, recipe, held, heldout_run_parts(name), run_version, tpu_launcher)
 
     return [heldout_prediction, heldout_run]

@@ -178,7 +178,7 @@ def test_isoflop_minima_bracketed_fails_naming_the_budget(tmp_path):
 
 
 @pytest.mark.parametrize("observed_factor, started_at, message", [
-    (1.10, "2999-01-01T00:00:00+00:00", r"predicted \d\.\d{4}, observed \d\.\d{4}: relative error -9\.\d\d% exceeds the 2% target"),
+    (1.10, "2999-01-01T00:00:00+00:00", r"predicted final_eval_loss \d\.\d{4}, observed \d\.\d{4}: relative error -9\.\d\d% exceeds the 2% target"),
     (1.00, "2000-01-01T00:00:00+00:00", r"not preregistered: the prediction was registered at .*, after the held-out run "
                                         r"started at 2000-01-01T00:00:00\+00:00"),
 ])
@@ -198,6 +198,57 @@ def test_heldout_prediction_error_fails_with_the_reason(suite, tmp_path, observe
                             resources=local_resources(str(root)))
     [evaluation] = result.get_asset_check_evaluations()
     assert not evaluation.passed and re.fullmatch(message, evaluation.description), evaluation.description
+
+
+def _heldout_check(suite, tmp_path, metric: str, prediction_edit: dict, observed: dict):
+    """heldout_prediction_error of the suite's recipe with fit.metric = `metric`, on a copy of its storage."""
+    import shutil
+
+    from marin_assets.scaling.checks import build_scaling_checks
+
+    root = tmp_path / "copy"
+    shutil.copytree(suite["root"], root)
+    recipe = suite["recipe"].model_copy(update={"fit": suite["recipe"].fit.model_copy(update={"metric": metric})})
+    path = root / "scaling/fixture_suite/heldout/prediction/prediction.json"
+    prediction = {**json.loads(path.read_text()), **prediction_edit}
+    path.write_text(json.dumps(prediction))
+    held = heldout_run(recipe)
+    write_result(StorageResource(root_uri=str(root)).storage, recipe.name, held, prediction["predicted_loss"] * 1.10,
+                 parts=heldout_run_parts(recipe.name), started_at="2999-01-01T00:00:00+00:00",
+                 **observed)
+    [check] = [c for c in build_scaling_checks(recipe) if "heldout_prediction_error" in str(c.check_keys)]
+    result = dg.materialize([*suite["assets"], check], selection=dg.AssetSelection.checks(check),
+                            resources=local_resources(str(root)))
+    [evaluation] = result.get_asset_check_evaluations()
+    return prediction, evaluation
+
+
+def test_heldout_prediction_error_compares_the_metric_the_fit_used(suite, tmp_path):
+    """fit.metric bpb: the prediction (of bpb) is compared with the run's bpb, not its final_eval_loss."""
+    predicted = json.loads((suite["root"] / "scaling/fixture_suite/heldout/prediction/prediction.json").read_text())
+    _, evaluation = _heldout_check(suite, tmp_path, "bpb", {"metric": "bpb"},
+                                   {"metrics": {"bpb": predicted["predicted_loss"] * 1.001}})
+    assert evaluation.passed, evaluation.description  # final_eval_loss is 10% off; bpb is 0.1% off
+    assert evaluation.description.startswith("predicted bpb ") and evaluation.metadata["metric"].value == "bpb"
+
+
+@pytest.mark.parametrize("edit, message", [
+    ({"metric": "final_eval_loss"}, "the committed prediction is of 'final_eval_loss', the fit's metric is 'bpb'"),
+    ({"metric": "bpb", "run": "C1e+99__other"}, "the committed prediction is for run 'C1e+99__other', not "),
+])
+def test_a_prediction_for_another_run_or_metric_fails_the_check(suite, tmp_path, edit, message):
+    predicted = json.loads((suite["root"] / "scaling/fixture_suite/heldout/prediction/prediction.json").read_text())
+    _, evaluation = _heldout_check(suite, tmp_path, "bpb", edit, {"metrics": {"bpb": predicted["predicted_loss"]}})
+    assert not evaluation.passed and evaluation.description.startswith(message), evaluation.description
+
+
+def test_heldout_run_refuses_a_prediction_for_another_run_or_metric():
+    from marin_assets.scaling.heldout import prediction_mismatch
+
+    assert prediction_mismatch({"run": "a", "metric": "bpb"}, "a", "bpb") is None
+    assert prediction_mismatch({"run": "a"}, "a", "final_eval_loss") is None  # recorded before the field: default
+    assert "for run 'b', not 'a'" in prediction_mismatch({"run": "b", "metric": "bpb"}, "a", "bpb")
+    assert "of 'final_eval_loss', the fit's metric is 'bpb'" in prediction_mismatch({"run": "a"}, "a", "bpb")
 
 
 def _run_checks(suite, recipe):
