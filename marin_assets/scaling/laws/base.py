@@ -42,8 +42,10 @@ class LawForm(Protocol):
     def predict_log(self, theta: np.ndarray, features: tuple) -> tuple[np.ndarray, np.ndarray]:
         """log L per run and its (len(theta), n) Jacobian."""
 
-    def starts(self, features: tuple, log_l, weights, delta: float, top_k: int) -> list[np.ndarray]:
-        """Initial theta values for the multi-start Huber fit."""
+    def starts(self, features: tuple, log_l, weights, delta: float, top_k: int,
+               grid: np.ndarray | None = None) -> list[np.ndarray]:
+        """Initial theta values for the multi-start Huber fit: the `top_k` best of `grid` (the fitter's
+        `fit_parametric(grid=...)`; None: the form's own default grid)."""
 
     def to_law(self, theta: np.ndarray, context: dict[str, float]) -> Law: ...
 

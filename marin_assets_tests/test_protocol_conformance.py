@@ -1,0 +1,71 @@
+"""Every registered implementation of every extension protocol takes the calls the platform makes.
+
+Two layers: each protocol method of each implementation accepts every argument its protocol
+declares (positionally and by name), and the protocol declares what the platform passes (the law
+fitter's `form.starts(..., grid)`); then every law form runs through the fitter's own calls.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from marin_assets.data.extractors.base import EXTRACTORS, Extractor
+from marin_assets.data.hash_families import HashFamily, family_names, hash_family
+from marin_assets.scaling.laws import LAWS, law_from_params
+from marin_assets.scaling.laws.base import LawForm
+
+
+def _protocol_methods(protocol) -> dict[str, inspect.Signature]:
+    return {name: inspect.signature(member) for name, member in vars(protocol).items()
+            if inspect.isfunction(member) and not name.startswith("_")}
+
+
+def _implementations():
+    import marin_assets.data.extractors  # noqa: F401 (the extractors register on import)
+
+    yield from ((LawForm, f"law form {name}", form) for name, form in LAWS.items())
+    yield from ((Extractor, f"extractor {kind}", cls) for kind, cls in EXTRACTORS.items())
+    yield from ((HashFamily, f"hash family {name}", hash_family(name)) for name in family_names())
+
+
+@pytest.mark.parametrize("protocol, label, impl", list(_implementations()), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_implementation_accepts_what_its_protocol_declares(protocol, label, impl):
+    for name, declared in _protocol_methods(protocol).items():
+        assert hasattr(impl, name), f"{label} has no {name}"
+        method = getattr(impl, name)
+        params = [p for p in declared.parameters.values() if p.name != "self"]
+        actual = inspect.signature(method)
+        if inspect.isclass(impl):  # a registered class: its methods take self first
+            actual = actual.replace(parameters=list(actual.parameters.values())[1:])
+        try:
+            actual.bind(*params)
+            actual.bind(**{p.name: p for p in params})
+        except TypeError as exc:
+            pytest.fail(f"{label}.{name}{actual} does not take the protocol's {name}{declared}: {exc}")
+
+
+def test_the_law_form_protocol_declares_the_call_the_fitter_makes():
+    """parametric._fit_logs calls form.starts(features, log_l, weights, delta, top_k, grid)."""
+    inspect.signature(LawForm.starts).bind(None, (), np.ones(2), np.ones(2), 1e-3, 5, np.ones((1, 5)))
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_every_law_form_fits_predicts_and_round_trips_through_the_platform_calls(name):
+    """fit_parametric (its starts with an explicit grid too), loss, compute_optimal, the stored fit -> law_from_params."""
+    from marin_assets.scaling.parametric import fit_parametric
+    from marin_assets_tests.scaling.synthetic import TRUE_LAW, isoflop_points
+
+    points = isoflop_points(TRUE_LAW, budgets=(1e18, 1e19, 1e20), per_budget=5)
+    N, D, L = points["N"].to_numpy(), points["D"].to_numpy(), points["loss"].to_numpy()
+    covariates = {c: D / 2.0 for c in LAWS[name].covariates}  # e.g. U: every token seen twice
+    grid = np.array([[np.log(400.0), np.log(1500.0), np.log(1.7), 0.34, 0.30]])
+    fit = fit_parametric(N, D, L, method="huber", law=name, covariates=covariates, grid=grid, top_k=1)
+    law = fit.law
+    assert np.all(np.isfinite(law.loss(N, D)))
+    n_opt, d_opt = law.compute_optimal(np.array([1e21]))
+    assert np.all(np.isfinite(n_opt)) and np.all(np.isfinite(d_opt))
+    again = law_from_params(fit.as_dict(), fit.context)  # a report stores the fit, its form named
+    assert np.allclose(again.loss(N, D), law.loss(N, D))
