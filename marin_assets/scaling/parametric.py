@@ -17,7 +17,7 @@ imported by the functions that use it, so loading the code location does not pay
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -47,6 +47,8 @@ class ParametricFit:
     huber_curvature: np.ndarray | None = field(default=None, compare=False, repr=False)
     form: str = "chinchilla"
     context: dict = field(default_factory=dict, compare=False)  # fixed quantities of the law (e.g. U pool)
+    # parameter -> why the runs cannot determine it (its value is a start, not a fit): reported as None
+    unidentified: dict = field(default_factory=dict, compare=False)
 
     @property
     def n_params(self) -> int:
@@ -56,9 +58,14 @@ class ParametricFit:
         """2k + 2 NLL, for the likelihood fit only (the Huber objective is not a likelihood)."""
         return 2 * self.n_params + 2 * self.objective if self.method == "mle" else None
 
+    def parameters(self) -> dict:
+        """The law's parameters as reported: an unidentified one is None, never a value that looks fitted."""
+        return {**self.law.as_dict(), **{name: None for name in self.unidentified}}
+
     def as_dict(self) -> dict:
-        out = {k: v for k, v in asdict(self).items() if k not in ("law", "huber_curvature", "form", "context")}
-        return {**self.law.as_dict(), **out, "law": self.form, "aic": self.aic()}
+        out = {k: v for k, v in asdict(self).items()
+               if k not in ("law", "huber_curvature", "form", "context", "unidentified")}
+        return {**self.parameters(), **out, "law": self.form, "aic": self.aic(), "unidentified": dict(self.unidentified)}
 
 
 def _huber_log_normaliser(delta: float) -> float:
@@ -112,7 +119,8 @@ def fit_parametric(
         raise FitError(f"unknown method {method!r}; use one of {METHODS}")
     form, features, log_l, context = _prepare(N, D, L, law, covariates)
     w = np.ones_like(log_l) if weights is None else np.asarray(weights, float)
-    return _fit_logs(form, (features, log_l, w, delta), context, method, grid, top_k, init)
+    fit = _fit_logs(form, (features, log_l, w, delta), context, method, grid, top_k, init)
+    return replace(fit, unidentified=form.unidentified(features))
 
 
 def refit_resamples(N, D, L, point: ParametricFit, weight_rows, method: str = "huber",

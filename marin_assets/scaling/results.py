@@ -65,7 +65,7 @@ def compare_laws(table: pd.DataFrame, settings: FitSettings, chosen, chosen_lobo
         residual = fit.law.loss(table["N"], table["D"]) / table["loss"] - 1
         rows.append({"law": name, "status": "ok", "selected": name == settings.law, "n_params": fit.n_params,
                      "aic": fit.aic(), "max_abs_relative_residual": float(np.max(np.abs(residual))),
-                     **validation.summarise_lobo(lobo), **fit.law.as_dict()})
+                     **validation.summarise_lobo(lobo), **fit.parameters(), "unidentified": fit.unidentified})
     return rows
 
 
@@ -85,7 +85,9 @@ def parametric_report(obs: Observations, settings: FitSettings):
         boot = bootstrap_parametric(table["N"], table["D"], table["loss"], fit, n_boot=settings.bootstrap,
                                     seed=settings.seed, level=settings.level, workers=settings.bootstrap_workers,
                                     covariates=validation.covariates_of(table, settings.law))
-    intervals = boot.intervals() if boot else {}
+    # An unidentified parameter's resamples all sit at its start: no interval to report.
+    intervals = {k: v for k, v in (boot.intervals() if boot else {}).items() if k not in fit.unidentified}
+    warnings += [f"{name}: {why}" for name, why in fit.unidentified.items()]
     wide = validation.wide_intervals(intervals, settings.max_interval_ratio)
     lobo = _lobo(table, settings, settings.law)
     problems = validation.largest_budget_problems(lobo, settings.lobo_loss_tolerance, settings.lobo_n_opt_tolerance)

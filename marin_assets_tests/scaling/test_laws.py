@@ -94,3 +94,33 @@ def test_a_cold_fit_of_noiseless_points_reaches_the_law_and_not_just_the_default
                          covariates={"U": np.minimum(D, truth.unique_tokens)})
     assert fit.converged and np.max(np.abs(fit.law.loss(N, D) / truth.loss(N, D) - 1)) < 1e-6
     assert fit.law.R_star == pytest.approx(3.0, rel=1e-4)
+
+
+def test_data_constrained_fit_without_repetition_says_r_star_is_not_identifiable():
+    """U = D for every run (or no counts): R* changes no loss, so it is reported as unidentified, not as
+    its start value; no interval for it; no numerical warning escapes the fit."""
+    import warnings
+
+    from marin_assets.scaling import results
+    from marin_assets.scaling.fit_settings import FitSettings
+    from marin_assets.scaling.laws import law_from_params
+    from marin_assets.scaling.observations import collect_observations
+    from marin_assets_tests.scaling.synthetic import TRUE_LAW, isoflop_points
+
+    points = isoflop_points(TRUE_LAW, budgets=(1e18, 1e19, 1e20), per_budget=5, noise=0.01)
+    rows = [{**r, "final_eval_loss": r["loss"], "status": "succeeded", "vocab_size": 10**6, "unique_tokens": r["D"]}
+            for r in points.to_dict("records")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit, _, report = results.parametric_report(collect_observations(rows),
+                                                   FitSettings(law="data_constrained", bootstrap=10))
+    assert report["R_star"] is None and "not identifiable" in report["unidentified"]["R_star"]
+    assert "R_star" not in report["intervals"] and any(w.startswith("R_star: not identifiable") for w in report["warnings"])
+    law = law_from_params(report, fit.context)  # predictions still work where R* plays no part
+    assert np.isfinite(law.loss(1e8, 1e10))
+    assert report["E"] is not None
+
+    repeated = [{**r, "unique_tokens": r["D"] / (2 + i % 4)} for i, r in enumerate(rows)]
+    fit, _, report = results.parametric_report(collect_observations(repeated),
+                                               FitSettings(law="data_constrained", bootstrap=0))
+    assert report["R_star"] is not None and report["unidentified"] == {}

@@ -47,6 +47,9 @@ class LawForm(Protocol):
         """Initial theta values for the multi-start Huber fit: the `top_k` best of `grid` (the fitter's
         `fit_parametric(grid=...)`; None: the form's own default grid)."""
 
+    def unidentified(self, features: tuple) -> dict[str, str]:
+        """Parameters these runs cannot determine (they do not change the predicted loss), each with why."""
+
     def to_law(self, theta: np.ndarray, context: dict[str, float]) -> Law: ...
 
     def to_theta(self, law: Law) -> np.ndarray: ...

@@ -30,7 +30,10 @@ R_STAR_STARTS = (1.0, 5.0, 15.0, 50.0, 200.0)  # Muennighoff et al. fit R_D* = 1
 
 
 def effective_data(U, R, R_star):
-    return U * (1.0 + R_star * (1.0 - np.exp(-R / R_star)))
+    """D' = U (1 + R* (1 - e^(-R/R*))); exactly U where nothing repeats (R = 0), whatever R* is (even
+    unknown: NaN when the fit could not identify it)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.asarray(R) > 0, U * (1.0 + R_star * (1.0 - np.exp(-R / R_star))), U)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,13 @@ class DataConstrainedForm:
             scores += list(score)
         return [candidates[i] for i in np.argsort(scores)[:top_k]]
 
+    def unidentified(self, features):
+        _, _, R = features
+        if np.all(R <= 1e-9):
+            return {"R_star": "not identifiable: no run repeats data (U = D for every run, or no unique-token "
+                              "counts), so R* does not change any predicted loss; train runs that repeat data"}
+        return {}
+
     def to_law(self, theta, context):
         a, b, e, alpha, beta, r = (float(v) for v in theta)
         return DataConstrainedLaw(E=float(np.exp(e)), A=float(np.exp(a)), B=float(np.exp(b)), alpha=alpha, beta=beta,
@@ -123,4 +133,6 @@ class DataConstrainedForm:
 
     def from_params(self, params, context=None):
         pool = {**(context or {}), **params}.get("unique_tokens", float("inf"))
-        return DataConstrainedLaw(**{k: float(params[k]) for k in self.param_names}, unique_tokens=float(pool))
+        # An unidentified R* is stored as None: NaN here, so a prediction that repeats data is NaN, not a guess.
+        values = {k: float("nan") if params[k] is None else float(params[k]) for k in self.param_names}
+        return DataConstrainedLaw(**values, unique_tokens=float(pool))
