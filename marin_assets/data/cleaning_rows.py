@@ -20,6 +20,7 @@ from marin_assets.data.filters.pipeline import run_filters
 from marin_assets.data.language import drop_foreign_paragraphs, identify_languages, language_rejection
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.outcome_memo import CONTENT_FIELDS, Outcome, OutcomeMemo, content_key, memo_for
+from marin_assets.data.formats.records import HTTP_STATUS, HTTP_STATUS_KEY, rejected_http_status
 from marin_assets.data.readers import QuarantinedRecord, RawRecord
 
 KEPT, REJECTED, QUARANTINED = "kept", "rejected", "quarantined"
@@ -136,6 +137,9 @@ class RecordCleaner:
                "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None,
                "step_counts": None, "quality_score": None}  # fmt: skip
         if rec["kind"] == "quarantine":
+            return row, None
+        if HTTP_STATUS_KEY in (rec["metadata"] or "") and (status := rejected_http_status(json.loads(rec["metadata"]))):
+            row.update(status=REJECTED, reason=HTTP_STATUS, value=str(status))
             return row, None
         text = rec["content"]
         if rec["content_type"] == "html":

@@ -20,7 +20,10 @@ for every task, and the tasks a worker runs one after another share its memo thr
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
+
+from marin_assets.data.formats.records import HTTP_STATUS_KEY, rejected_http_status
 
 MEMO_BYTES = 128 << 20  # characters of cleaned text kept per cleaner and worker
 _KEPT_MEMOS = 4  # cleaners whose memos a worker keeps (a job cleaning several sources interleaves them)
@@ -32,13 +35,19 @@ _TEXT = CONTENT_FIELDS.index("text")
 
 def content_key(record: dict) -> bytes | None:
     """The digest of what a record's cleaning depends on (content type and content); None for a reader's
-    quarantine row, which is no content to clean."""
-    if record["kind"] != "record":
+    quarantine row, which is no content to clean, and for a response rejected by its HTTP status alone (the
+    same page served with 200 must not take that outcome)."""
+    if record["kind"] != "record" or is_rejected_response(record):
         return None
     digest = hashlib.blake2b(record["content_type"].encode(), digest_size=16)
     digest.update(b"\0")
     digest.update(record["content"].encode("utf-8", "surrogatepass"))
     return digest.digest()
+
+
+def is_rejected_response(record: dict) -> bool:
+    metadata = record.get("metadata") or ""
+    return HTTP_STATUS_KEY in metadata and rejected_http_status(json.loads(metadata)) is not None
 
 
 @dataclass(frozen=True)

@@ -49,3 +49,24 @@ def test_a_large_arrow_batch_is_cleaned_in_slices_with_the_same_rows(monkeypatch
     sliced = list(RecordCleaner(load_cleaning_recipe()).clean_batches([batch]))
     assert [b.num_rows for b in sliced] == [7] * (len(records) // 7) + ([len(records) % 7] if len(records) % 7 else [])
     assert pa.Table.from_batches(sliced).equals(whole)
+
+
+def test_a_warc_response_that_is_not_200_is_rejected_as_http_status(tmp_path):
+    """A 404 page with plenty of words is no document: rejected under http_status (value: the status), and
+    counted with the other rejections; the same page served with 200 is not."""
+    from marin_assets.data.formats.warc import warc_response_record
+    from marin_assets.data.sources import SourceSpec
+
+    words = " ".join(f"Sorry, the page you asked for, number {i}, could not be found on this server." for i in range(40))
+    html = f"<html><body><main><h1>Not found</h1><p>{words}</p></main></body></html>".encode()
+    date = "2024-01-01T00:00:00Z"
+    (tmp_path / "a.warc").write_bytes(warc_response_record("https://e.org/missing", html, date=date, status=404,
+                                                           reason="Not Found")
+                                      + warc_response_record("https://e.org/found", html, date=date))
+    spec = SourceSpec(name="dirty_web", uri=str(tmp_path / "a.warc"), format="warc", license="CC0-1.0")
+    read = list(read_file(str(tmp_path / "a.warc"), spec))
+    assert [rec.metadata["http_status"] for rec in read] == [404, 200]
+    cleaner = RecordCleaner(load_cleaning_recipe())
+    rows = [cleaner.clean(dict(zip(RECORD_COLUMNS, record_tuple(rec, "a.warc"), strict=True))) for rec in read]
+    assert (rows[0]["status"], rows[0]["reason"], rows[0]["value"]) == ("rejected", "http_status", "404")
+    assert rows[1]["reason"] != "http_status"

@@ -75,6 +75,8 @@ def test_the_key_is_the_content_and_its_type():
     assert content_key(rec) != content_key({**rec, "content_type": "text"})
     assert content_key(rec) != content_key({**rec, "content": "<p>same bytes </p>"})
     assert content_key({"kind": "quarantine", "content": None, "content_type": None}) is None
+    assert content_key({**rec, "metadata": '{"http_status": 404}'}) is None  # decided by the status, not the content
+    assert content_key({**rec, "metadata": '{"http_status": 200}'}) == content_key(rec)
 
 
 def test_the_memo_starts_afresh_when_full_and_a_worker_keeps_few_memos():

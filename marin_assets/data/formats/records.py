@@ -22,6 +22,16 @@ TRUNCATED_WARC_RECORD = "truncated_warc_record"
 UNSUPPORTED_CONTENT_TYPE = "unsupported_content_type"
 RECORD_TOO_LARGE = "record_too_large"
 
+# A readable record that is not a document: rejected under this rule (not quarantined: nothing is broken).
+HTTP_STATUS = "http_status"  # a WARC response whose HTTP status is not 200 (404 page, redirect, error)
+HTTP_STATUS_KEY = "http_status"  # where the WARC reader records the status in RawRecord.metadata
+
+
+def rejected_http_status(metadata: dict) -> int | None:
+    """The HTTP status of a response that is not a document (not 200), or None (200, or not HTTP)."""
+    status = metadata.get(HTTP_STATUS_KEY)
+    return status if status is not None and status != 200 else None
+
 
 @dataclass(frozen=True)
 class RawRecord:

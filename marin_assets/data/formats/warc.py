@@ -89,12 +89,15 @@ def _to_document(record, path: str, source: str, max_record_bytes: int, base: in
     if text is None:
         return r.quarantine(path, offset, r.INVALID_ENCODING, encoding, payload)
     record_id = (record.headers.get("WARC-Record-ID") or "").strip("<>")
+    metadata = {"warc_type": record.headers.get("WARC-Type"), "warc_date": record.headers.get("WARC-Date")}
+    if record.is_http:  # the cleaner rejects a non-200 response as http_status (a 404 page is no document)
+        metadata[r.HTTP_STATUS_KEY] = record.http_headers.status_code
     return RawRecord(
         id=record_id or r.derived_id(source, path, offset),
         url=record.headers.get("WARC-Target-URI"),
         content=text,
         content_type=content_type,
-        metadata={"warc_type": record.headers.get("WARC-Type"), "warc_date": record.headers.get("WARC-Date")},
+        metadata=metadata,
         raw_length=len(payload),
         file=path,
         offset=offset,
@@ -104,6 +107,13 @@ def _to_document(record, path: str, source: str, max_record_bytes: int, base: in
 def warc_resource_record(url: str, payload: bytes, *, date: str, content_type: str = "text/html") -> bytes:
     """One uncompressed WARC/1.1 resource record with a deterministic id (for samples and tests)."""
     return _warc_record("resource", payload, date=date, content_type=content_type, target_uri=url)
+
+
+def warc_response_record(url: str, html: bytes, *, date: str, status: int = 200, reason: str = "OK") -> bytes:
+    """One uncompressed WARC/1.1 response record (HTTP headers + HTML) with a deterministic id (for tests)."""
+    http = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+            f"Content-Length: {len(html)}\r\n\r\n").encode() + html
+    return _warc_record("response", http, date=date, content_type="application/http; msgtype=response", target_uri=url)
 
 
 def warc_warcinfo_record(filename: str, fields: bytes, *, date: str) -> bytes:
