@@ -1,8 +1,13 @@
-# Sourced by the other scripts: finds Python 3.12 and Java 17+, installs uv and the locked environment.
-set -euo pipefail
+# Sourced by the other scripts and by users (`source scripts/env.sh`): finds Python 3.12 and Java 17+,
+# installs uv and the locked environment, then exports REPO, DAGSTER_HOME and PATH. The installation runs
+# in a subshell under `set -euo pipefail`, so a failure stops it without changing the caller's shell
+# options (an interactive shell that sourced this must not exit on its next failing command).
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export UV_PYTHON_DOWNLOADS=never
 export DAGSTER_HOME="${DAGSTER_HOME:-$REPO/.marin/dagster_home}"
+
+_marin_install() (
+set -euo pipefail
 
 find_python312() {
   local candidate
@@ -61,4 +66,12 @@ fi
 
 mkdir -p "$DAGSTER_HOME"
 [ -f "$DAGSTER_HOME/dagster.yaml" ] || cp "$REPO/deployments/local/dagster.yaml" "$DAGSTER_HOME/dagster.yaml"
+)
+
+if ! _marin_install; then
+  unset -f _marin_install
+  echo "error: scripts/env.sh could not set up the environment (see above)" >&2
+  return 1 2>/dev/null || exit 1
+fi
+unset -f _marin_install
 export PATH="$REPO/.venv/bin:$PATH"
