@@ -25,3 +25,14 @@ def test_loading_the_code_location_prints_no_warning_but_other_warnings_still_sh
             "warnings.warn('Function `other_thing` is currently in beta', dg.BetaWarning)")
     shown = subprocess.run([sys.executable, "-c", loud], capture_output=True, text=True, check=True)
     assert "other_thing" in shown.stderr
+
+
+def test_the_project_calls_no_deprecated_dagster_api():
+    """With deprecation warnings shown, loading the code location and resolving its jobs warns from no
+    marin_assets file (e.g. define_asset_job(partitions_def=...), inferred from the assets since 1.x)."""
+    probe = ("import marin_assets.definitions as d; d.defs.resolve_asset_graph(); "
+             "[d.defs.resolve_job_def(j.name) for j in d.defs.jobs]")
+    shown = subprocess.run([sys.executable, "-W", "always::DeprecationWarning", "-c", probe],
+                           capture_output=True, text=True, check=True)
+    ours = [line for line in shown.stderr.splitlines() if "marin_assets/" in line and "Warning" in line]
+    assert not ours, "\n".join(ours)

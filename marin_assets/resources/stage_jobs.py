@@ -47,7 +47,8 @@ def _job_name(group: str, bucket: list, buckets_in_group: int) -> str:
 
 def stage_jobs(assets) -> list[dg.UnresolvedAssetJobDefinition]:
     return [
-        dg.define_asset_job(name, selection=dg.AssetSelection.assets(*bucket), partitions_def=bucket[0].partitions_def,
+        # Each bucket shares one partitions definition, which Dagster infers from the selected assets.
+        dg.define_asset_job(name, selection=dg.AssetSelection.assets(*bucket),
                             description=f"Stage {name}: {', '.join(a.key.to_user_string() for a in bucket)}")
         for name, bucket in _buckets(assets).items()
     ]
