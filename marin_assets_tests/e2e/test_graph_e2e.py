@@ -1,5 +1,5 @@
 """End to end, as a user runs it, against a persistent SQLite instance: `marin materialize-all`
-builds the graph, `dagster asset materialize` re-runs every stage from the CLI (and must reproduce
+builds the graph, `dg launch` (the README's command) re-runs every stage from the CLI (and must reproduce
 each output byte for byte), then lineage (what goes stale) and a no-op re-run."""
 
 from __future__ import annotations

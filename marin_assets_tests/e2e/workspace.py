@@ -75,7 +75,8 @@ class Workspace:
         return proc
 
     def materialize(self, select: str, partition: str | None) -> subprocess.CompletedProcess:
-        args = ["dagster", "asset", "materialize", "-m", "marin_assets.definitions", "--select", select]
+        # The README's command: `dg launch` (dagster-dg-cli, [tool.dg] in pyproject.toml), not the deprecated one.
+        args = ["dg", "launch", "--assets", select]
         return self.run(*args, *(["--partition", partition] if partition else []))
 
     def materialize_stage_by_stage(self) -> None:
