@@ -6,7 +6,7 @@ import argparse
 import json
 
 from marin_assets.governance.cli_common import add_storage_argument, resolve_storage
-from marin_assets.governance.failure_catalog import list_failures, search_failures, summary_rows
+from marin_assets.governance.failure_catalog import failure_markdown, list_failures, search_failures, summary_rows
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -19,6 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     search.add_argument("--limit", type=int, default=20)
     show = actions.add_parser("show", help="the full record of one run (id or unique id prefix)")
     show.add_argument("run_id")
+    show.add_argument("--markdown", action="store_true", help="print it as a ready-to-file issue text")
     for sub in (listing, search, show):
         sub.add_argument("--json", action="store_true", help="print JSON records")
         add_storage_argument(sub)
@@ -41,7 +42,7 @@ def run_failures(args: argparse.Namespace) -> int:
         if len(matches) != 1:
             print(f"{len(matches)} recorded failures match run id {args.run_id!r}")
             return 1
-        print(json.dumps(matches[0], indent=2, default=str))
+        print(failure_markdown(matches[0]) if args.markdown else json.dumps(matches[0], indent=2, default=str))
         return 0
     if args.action == "search":
         records = search_failures(records, args.text)

@@ -35,6 +35,7 @@ def failure_record(
     run_config: dict,
     code_versions: dict[str, str],
     environment: dict,
+    last_checkpoint: str | None = None,
 ) -> dict:
     """A catalog record. `steps`: [{"step_key", "assets", "error_class", "message", "stack_tail"}]."""
     return {
@@ -49,6 +50,7 @@ def failure_record(
         "tags": dict(sorted(tags.items())),
         "recipe": {"run_config": run_config, "code_versions": dict(sorted(code_versions.items()))},
         "provenance": environment,
+        "last_checkpoint": last_checkpoint,
     }
 
 
@@ -128,3 +130,26 @@ def summary_markdown(records: list[dict]) -> str:
 def catalog_version(records: list[dict]) -> str:
     """Data version of the catalog: changes exactly when a record is added or rewritten."""
     return hash_json(sorted(records, key=lambda r: r["run_id"]))
+
+
+def failure_markdown(record: dict) -> str:
+    """A failure as a ready-to-file issue: what failed, the error, where to resume, how to reproduce."""
+    assets = ", ".join(record["assets"]) or "(no asset)"
+    partition = record.get("partition")
+    target = f"{assets}[{partition}]" if partition else assets
+    lines = [f"# Failed run: {target}", "",
+             f"- run id: `{record['run_id']}` (job `{record['job_name']}`), failed at {record['failed_at']}",
+             f"- last complete checkpoint: {f'`{c}`' if (c := record.get('last_checkpoint')) else 'none'}",
+             f"- code versions: {', '.join(f'{k} `{v}`' for k, v in record['recipe']['code_versions'].items()) or 'none'}",
+             f"- git commit: `{record['provenance'].get('git_commit', 'unknown')}`, uv.lock sha256: "
+             f"`{record['provenance'].get('uv_lock_sha256', 'unknown')}`", ""]
+    for step in record["steps"] or []:
+        lines += [f"## Step `{step['step_key']}`: {step['error_class']}", "", step["message"], "", "```",
+                  *step["stack_tail"], "```", ""]
+    if not record["steps"]:
+        lines += ["## Run error", "", record["run_error"], ""]
+    select = ",".join(record["assets"])
+    lines += ["## Reproduce", "", "```bash",
+              f"dg launch --assets {select}" + (f" --partition {partition}" if partition else ""), "```", "",
+              "## Log tail", "", "```", *record["log_tail"], "```"]
+    return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ import dagster as dg
 from marin_assets.core.environment import environment_snapshot
 from marin_assets.governance.failure_catalog import LOG_TAIL_LINES, failure_record, step_failure, write_failure
 from marin_assets.resources.storage import StorageResource
+from marin_assets.core.checkpoint_folders import CHECKPOINTS_TAG, checkpoint_uri, latest_checkpoint_step
 
 PARTITION_TAG = "dagster/partition"
 
@@ -92,7 +93,16 @@ def record_from_failure(context: dg.RunFailureSensorContext) -> dict:
         run_config=dict(run.run_config or {}),
         code_versions=_code_versions(context, all_assets),
         environment=environment_snapshot(),
+        last_checkpoint=last_complete_checkpoint(run.tags.get(CHECKPOINTS_TAG)),
     )
+
+
+def last_complete_checkpoint(checkpoints_dir: str | None) -> str | None:
+    """The newest complete checkpoint (orbax's marker written) under a run's checkpoint folder, if any."""
+    if not checkpoints_dir:
+        return None
+    step = latest_checkpoint_step(checkpoints_dir)
+    return checkpoint_uri(checkpoints_dir, step) if step is not None else None
 
 
 @dg.run_failure_sensor(

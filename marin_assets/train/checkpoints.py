@@ -10,34 +10,12 @@ from __future__ import annotations
 
 import os
 
-import fsspec
-
 from marin_assets.core.hashing import combine_hashes, sha256_bytes
 
-# orbax writes this file last when a step folder is complete (temporary folders have other names)
-COMPLETE_MARKER = "_CHECKPOINT_METADATA"
-
-
-def checkpoint_steps(checkpoints_dir: str) -> list[int]:
-    """Steps with a complete checkpoint, ascending (partial or temporary folders are ignored)."""
-    fs, path = fsspec.core.url_to_fs(checkpoints_dir)
-    if not fs.exists(path):
-        return []
-    steps = []
-    for entry in fs.ls(path, detail=False):
-        name = entry.rstrip("/").rsplit("/", 1)[-1]
-        if name.isdigit() and fs.exists(f"{entry.rstrip('/')}/{COMPLETE_MARKER}"):
-            steps.append(int(name))
-    return sorted(steps)
-
-
-def latest_checkpoint_step(checkpoints_dir: str) -> int | None:
-    steps = checkpoint_steps(checkpoints_dir)
-    return steps[-1] if steps else None
-
-
-def checkpoint_uri(checkpoints_dir: str, step: int) -> str:
-    return f"{checkpoints_dir.rstrip('/')}/{step}"
+# Which steps are complete lives in core (the failure catalog reads it too, without the train stage).
+from marin_assets.core.checkpoint_folders import (  # noqa: E402,F401 (re-exported)
+    CHECKPOINTS_TAG, COMPLETE_MARKER, checkpoint_steps, checkpoint_uri, latest_checkpoint_step,
+)
 
 
 def logical_hash(checkpoint_dir: str) -> tuple[str, int]:

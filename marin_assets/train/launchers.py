@@ -10,8 +10,10 @@ import os
 
 import dagster as dg
 
+from marin_assets.core.checkpoint_folders import CHECKPOINTS_TAG
 from marin_assets.tokenize.mixture_info import load_mixture_info
 from marin_assets.train.local_launcher import launch_local
+from marin_assets.train.run_folder import run_paths
 from marin_assets.train.run_result import TrainingPreempted
 
 # The tokenize stage's asset every training run reads (its key only: no import of that stage's wiring).
@@ -47,6 +49,8 @@ def mixture_for(storage, spec):
 
 def launch(context, spec, storage, mixture, tpu_launcher):
     """Train with the spec's launcher; a preempted trainer (it checkpointed) makes Dagster retry the step."""
+    # Where this run checkpoints, on the Dagster run: a failure record links its last complete checkpoint.
+    context.instance.add_run_tags(context.run_id, {CHECKPOINTS_TAG: run_paths(storage, spec).checkpoints_dir})
     try:
         return LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher)
     except TrainingPreempted as exc:

@@ -103,3 +103,41 @@ def test_failed_materialization_is_recorded_by_the_sensor(tmp_path, capsys):
     assert "no failures recorded" in capsys.readouterr().out
     assert main(["failures", "show", result.run_id[:8], "--storage-root", root]) == 0
     assert '"partition": "shard-b"' in capsys.readouterr().out
+
+
+def test_a_failed_training_run_links_its_last_complete_checkpoint_and_renders_as_an_issue(tmp_path, capsys):
+    """The launch tags the run with its checkpoint folder; the record links the newest *complete* step
+    (orbax's marker written), and `marin failures show RUN --markdown` prints a ready-to-file issue."""
+    from marin_assets.core.checkpoint_folders import CHECKPOINTS_TAG, COMPLETE_MARKER
+
+    checkpoints = tmp_path / "training" / "tiny" / "checkpoints"
+    for step, complete in ((100, True), (200, True), (300, False)):  # 300: interrupted mid-write
+        (checkpoints / str(step)).mkdir(parents=True)
+        if complete:
+            (checkpoints / str(step) / COMPLETE_MARKER).write_text("{}")
+
+    @dg.asset(partitions_def=SHARDS)
+    def crashing_run(context: dg.AssetExecutionContext) -> None:
+        context.instance.add_run_tags(context.run_id, {CHECKPOINTS_TAG: str(checkpoints)})
+        raise RuntimeError("loss is NaN at step 250")
+
+    root = str(tmp_path / "storage")
+    defs = dg.Definitions(assets=[crashing_run], sensors=[failure_catalog_sensor])
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        result = defs.resolve_implicit_global_asset_job_def().execute_in_process(
+            instance=instance, partition_key="shard-a", raise_on_error=False)
+        context = dg.build_run_status_sensor_context(
+            sensor_name="failure_catalog_sensor", dagster_instance=instance,
+            dagster_run=instance.get_run_by_id(result.run_id), dagster_event=result.get_run_failure_event(),
+            resources=local_resources(root), repository_def=defs.get_repository_def(),
+        ).for_run_failure()
+        failure_catalog_sensor(context)
+    [record] = list_failures(Storage(root))
+    assert record["last_checkpoint"] == f"{checkpoints}/200"
+    assert main(["failures", "show", result.run_id[:8], "--markdown", "--storage-root", root]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("# Failed run: crashing_run[shard-a]")
+    assert f"- last complete checkpoint: `{checkpoints}/200`" in text
+    assert "## Step `crashing_run`: RuntimeError" in text and "loss is NaN at step 250" in text
+    assert "dg launch --assets crashing_run --partition shard-a" in text
