@@ -23,7 +23,7 @@ from marin_assets.data import curation_job
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_report import file_level, rejected_examples
 from marin_assets.data.dedup_precision import PAIR_SCHEMA, PAIRS_TABLE, candidate_pair_sample, jaccard_edge_filter
-from marin_assets.data.cleaning_rows import KEPT, QUARANTINED, REJECTED, RecordCleaner
+from marin_assets.data.cleaning_rows import IGNORED, KEPT, QUARANTINED, REJECTED, RecordCleaner
 from marin_assets.data.duplicate_ids import quarantine_duplicate_ids
 from marin_assets.data.native_parquet import footer_verdicts, native_records
 from marin_assets.data.parquet_output import write_parquet
@@ -259,13 +259,17 @@ def _stats(counts: Counter, dup_counts: Counter, written: dict) -> dict:
     for (status, reason), c in counts.items():
         if status == QUARANTINED:
             quarantined_by_code[reason.split(":", 1)[0]] += c
+    ignored_by_reason = Counter({reason: c for (status, reason), c in counts.items() if status == IGNORED})
     stats = {
         "records_in": sum(counts.values()),
         "kept": written["documents"],
         "rejected": written["rejected"],
         "quarantined": written["quarantine"],
+        "ignored": sum(ignored_by_reason.values()),  # e.g. blank JSONL lines: no record, in no table
         "rejected_by_rule": dict(sorted(rejected_by_rule.items())),
         "quarantined_by_reason": dict(sorted(quarantined_by_code.items())),
+        "ignored_by_reason": dict(sorted(ignored_by_reason.items())),
     }
-    stats["conserved"] = stats["records_in"] == stats["kept"] + stats["rejected"] + stats["quarantined"]
+    stats["conserved"] = stats["records_in"] == (stats["kept"] + stats["rejected"] + stats["quarantined"]
+                                                 + stats["ignored"])
     return stats

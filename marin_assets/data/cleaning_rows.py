@@ -20,10 +20,11 @@ from marin_assets.data.filters.pipeline import run_filters
 from marin_assets.data.language import drop_foreign_paragraphs, identify_languages, language_rejection
 from marin_assets.data.normalize import normalize_text
 from marin_assets.data.outcome_memo import CONTENT_FIELDS, Outcome, OutcomeMemo, content_key, memo_for
-from marin_assets.data.formats.records import HTTP_STATUS, HTTP_STATUS_KEY, rejected_http_status
+from marin_assets.data.formats.records import HTTP_STATUS, HTTP_STATUS_KEY, IgnoredRecord, rejected_http_status
 from marin_assets.data.readers import QuarantinedRecord, RawRecord
 
 KEPT, REJECTED, QUARANTINED = "kept", "rejected", "quarantined"
+IGNORED = "ignored"  # no record (a blank JSONL line): counted in the stats, written to no table
 EXTRACTION_FAILED = "extraction_failed"
 EXTRACTION_TIMEOUT = "extraction_timeout"
 EMPTY_TEXT = "empty_text"
@@ -52,6 +53,8 @@ def row_arrow_schema():
 
 def record_tuple(record: RawRecord | QuarantinedRecord, file_name: str) -> tuple:
     """A reader's record as a flat tuple (RECORD_COLUMNS); file_name is relative to the source root."""
+    if isinstance(record, IgnoredRecord):
+        return ("ignored", None, None, None, None, None, None, file_name, record.offset, record.reason, None)
     if isinstance(record, QuarantinedRecord):
         return ("quarantine", None, None, None, None, None, None, file_name, record.offset, record.reason,
                 record.excerpt)  # fmt: skip
@@ -137,6 +140,9 @@ class RecordCleaner:
                "offset": rec["offset"], "excerpt": rec["excerpt"], "exact_key": None, "bands": None,
                "step_counts": None, "quality_score": None}  # fmt: skip
         if rec["kind"] == "quarantine":
+            return row, None
+        if rec["kind"] == "ignored":
+            row["status"] = IGNORED
             return row, None
         if HTTP_STATUS_KEY in (rec["metadata"] or "") and (status := rejected_http_status(json.loads(rec["metadata"]))):
             row.update(status=REJECTED, reason=HTTP_STATUS, value=str(status))

@@ -155,7 +155,8 @@ class Conservation:
 
 
 def conservation(counted: int | None, cleaner_in: int, rows: dict[str, int]) -> Conservation:
-    """counted (this module, per file) = cleaner's records_in = kept + rejected + quarantined rows?"""
+    """counted (this module, per file) = cleaner's records_in = kept + rejected + quarantined rows (+ the
+    ignored places, e.g. blank lines, which the stats count and no table holds)?"""
     accounted = sum(rows.values())
     parts = " + ".join(f"{n} {_ROW_LABELS.get(name, name)}" for name, n in rows.items())
     if counted is None:

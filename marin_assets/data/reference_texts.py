@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from marin_assets.data.extract import html_to_text
 from marin_assets.data.formats.records import HTTP_STATUS, rejected_http_status
 from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import QuarantinedRecord, list_source_files, read_file
+from marin_assets.data.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
 from marin_assets.data.sources import SourceSpec
 
 
@@ -22,6 +22,8 @@ def source_texts(spec: SourceSpec, max_record_bytes: int = 5_000_000, form: str 
         for record in read_file(path, spec, max_record_bytes):
             if isinstance(record, QuarantinedRecord):
                 skipped["quarantined"] = skipped.get("quarantined", 0) + 1
+                continue
+            if not isinstance(record, RawRecord):  # an ignored place (a blank line): no record
                 continue
             if rejected_http_status(record.metadata):  # the cleaning job rejects these as http_status
                 skipped[HTTP_STATUS] = skipped.get(HTTP_STATUS, 0) + 1

@@ -42,6 +42,9 @@ def funnel(stats: dict) -> list[tuple[str, int, int]]:
     order += sorted(set(by_stage) - set(STAGE_ORDER)) + ["dedup"]  # new rules before dedup, which runs last
     remaining = stats["records_in"] - stats["quarantined"]
     rows = [("read", 0, stats["records_in"]), ("quarantine", stats["quarantined"], remaining)]
+    if stats.get("ignored"):  # places that hold no record (blank lines): not documents, not quarantined
+        remaining -= stats["ignored"]
+        rows.append(("ignored", stats["ignored"], remaining))
     for stage in order:
         if by_stage.get(stage):
             remaining -= by_stage[stage]

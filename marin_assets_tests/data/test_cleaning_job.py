@@ -32,10 +32,11 @@ def test_dirty_web_counts_dedup_and_determinism(spark, tmp_path):
     kept = {r["id"]: r for r in _rows(tmp_path / "a", "documents")}
     rejected = {r["id"]: r["reason"] for r in _rows(tmp_path / "a", "rejected")}
     quarantined = _rows(tmp_path / "a", "quarantine")
-    assert stats["records_in"] == 49 == len(kept) + len(rejected) + len(quarantined)
-    assert stats["conserved"] and stats["kept"] == len(kept) and stats["quarantined"] == 6
+    assert stats["records_in"] == 49 == len(kept) + len(rejected) + len(quarantined) + stats["ignored"]
+    assert stats["conserved"] and stats["kept"] == len(kept) and stats["quarantined"] == 5
+    assert stats["ignored"] == 1 and stats["ignored_by_reason"] == {"blank_line": 1}  # a blank line is no record
     assert {q["reason"].split(":")[0] for q in quarantined} == {"malformed_json", "invalid_utf8", "missing_field",
-                                                               "bad_field", "empty_line"}  # fmt: skip
+                                                               "bad_field"}  # fmt: skip
     assert all(q["file"] == "dirty_web.jsonl.gz" and q["source"] == "dirty_web" for q in quarantined)
     # Exact and near duplicates lose to the smallest id of their cluster.
     assert {i: rejected[i] for i in rejected if i.startswith("exact-dup")} == {f"exact-dup-0{i}": EXACT_DUPLICATE for i in range(4)}

@@ -14,6 +14,7 @@ import pytest
 import zstandard
 
 from marin_assets.data.extract import html_to_text
+from marin_assets.data.formats.records import IgnoredRecord
 from marin_assets.data.formats.warc import warc_resource_record
 from marin_assets.data.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
 from marin_assets.data.sources import SourceSpec, load_sources
@@ -31,10 +32,8 @@ def spec(uri: Path | str, fmt: str, **kw) -> SourceSpec:
 
 
 def read_all(path: Path | str, source: SourceSpec, **kw) -> tuple[list[RawRecord], list[QuarantinedRecord]]:
-    ok, bad = [], []
-    for rec in read_file(str(path), source, **kw):
-        (bad if isinstance(rec, QuarantinedRecord) else ok).append(rec)
-    return ok, bad
+    records = list(read_file(str(path), source, **kw))
+    return ([r for r in records if isinstance(r, RawRecord)], [r for r in records if isinstance(r, QuarantinedRecord)])
 
 
 def html_page(i: int) -> bytes:
@@ -124,7 +123,7 @@ def test_sample_corpus_reads_with_the_expected_dirt():
     assert counts["debian_licenses"] == (14, [])
     assert counts["dirty_web"] == (
         43,
-        ["bad_field", "empty_line", "invalid_utf8", "malformed_json", "malformed_json", "missing_field"],
+        ["bad_field", "invalid_utf8", "malformed_json", "malformed_json", "missing_field"],  # its blank line: ignored
     )
 
 
@@ -151,7 +150,9 @@ def test_malformed_json_and_invalid_utf8_lines_are_quarantined_and_reading_conti
     (tmp_path / "a.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     ok, bad = read_all(tmp_path / "a.jsonl", spec(tmp_path, "jsonl"))
     assert [r.content for r in ok] == ["good one", "good two"]
-    assert [b.code for b in bad] == ["malformed_json", "invalid_utf8", "malformed_json", "empty_line"]
+    assert [b.code for b in bad] == ["malformed_json", "invalid_utf8", "malformed_json"]
+    [blank] = [r for r in read_file(str(tmp_path / "a.jsonl"), spec(tmp_path, "jsonl")) if isinstance(r, IgnoredRecord)]
+    assert blank.reason == "blank_line" and blank.offset == sum(len(line) + 1 for line in lines[:4])  # not quarantined
     assert bad[0].reason.startswith("malformed_json: Unterminated string")
     assert bad[1].offset == len(lines[0]) + 1 + len(lines[1]) + 1
     assert bad[1].excerpt.startswith('{"text": "caf')

@@ -31,7 +31,7 @@ def test_batches_hold_the_readers_records_with_their_quarantine_rows(tmp_path, m
     expected = [dict(zip(RECORD_COLUMNS, record_tuple(r, names[f]))) for f in files for r in read_file(f, spec, 1 << 20)]
     assert got == expected
     assert [(r["kind"], (r["reason"] or "").split(":")[0]) for r in got if r["kind"] != "record"] == [
-        ("quarantine", "malformed_json"), ("quarantine", "empty_line"), ("quarantine", "missing_field")]
+        ("quarantine", "malformed_json"), ("ignored", "blank_line"), ("quarantine", "missing_field")]
 
 
 def test_a_batch_is_cut_by_text_size_too(tmp_path, monkeypatch):

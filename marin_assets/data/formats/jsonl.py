@@ -84,14 +84,14 @@ def _parse_line(
     text_field: str,
     id_field: str | None,
     url_field: str | None,
-) -> RawRecord | QuarantinedRecord:
+) -> RawRecord | QuarantinedRecord | r.IgnoredRecord:
     if line is None:
         return r.quarantine(path, offset, r.RECORD_TOO_LARGE, f"{length} bytes")
     body = line.rstrip(b"\r\n")
     if offset == 0 and body.startswith(_BOM):
         body = body[len(_BOM) :]
     if not body.strip():
-        return r.quarantine(path, offset, r.EMPTY_LINE)
+        return r.IgnoredRecord(path, offset, r.BLANK_LINE)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:

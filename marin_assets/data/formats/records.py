@@ -1,4 +1,5 @@
-"""What a reader yields: a raw record, or a quarantined one with a stable reason code."""
+"""What a reader yields: a raw record, a quarantined one with a stable reason code, or an ignored one
+(a place in the file that holds no record, e.g. a blank JSONL line: counted, never quarantined)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ EXCERPT_CHARS = 200
 
 # Reason codes (the text before ':' in QuarantinedRecord.reason); stable, so counts can be grouped.
 EMPTY_FILE = "empty_file"
-EMPTY_LINE = "empty_line"
+BLANK_LINE = "blank_line"  # ignored, not quarantined: a blank JSONL line is no record
 MALFORMED_JSON = "malformed_json"
 MISSING_FIELD = "missing_field"
 BAD_FIELD = "bad_field"
@@ -55,6 +56,13 @@ class QuarantinedRecord:
     @property
     def code(self) -> str:
         return self.reason.split(":", 1)[0]
+
+
+@dataclass(frozen=True)
+class IgnoredRecord:
+    file: str
+    offset: int
+    reason: str  # a code: BLANK_LINE
 
 
 def quarantine(file: str, offset: int, code: str, detail: str = "", raw: bytes | str = b"") -> QuarantinedRecord:
