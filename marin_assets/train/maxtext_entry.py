@@ -144,7 +144,9 @@ def _warn(report, message: str) -> None:
 
 def describe_failure(exc: BaseException, checkpoints_dir: str) -> str:
     """What stopped MaxText, in one line; a full disk names the checkpoint folder and its free space."""
-    text = f"MaxText failed: {type(exc).__name__}: {exc}"
+    detail = str(exc)
+    detail = detail if len(detail) <= 600 else detail[:600] + " ..."  # the full traceback is in the log
+    text = f"MaxText failed: {type(exc).__name__}: {detail}"
     if disk_full(exc):
         text = f"disk full while writing {checkpoints_dir}: {free_space(checkpoints_dir)} ({text})"
     return text

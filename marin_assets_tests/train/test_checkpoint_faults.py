@@ -174,11 +174,11 @@ def test_truncated_latest_checkpoint_is_set_aside_and_the_run_resumes_from_the_p
 
 @pytest.fixture
 def small_tmpfs(env):
-    """A 4 MiB tmpfs over the full-disk run's checkpoints/ (room for about one checkpoint); skipped where
+    """A 3 MiB tmpfs over the full-disk run's checkpoints/ (room for about one checkpoint); skipped where
     mounting is not permitted."""
     mount = env["root"] / "training" / "tiny-full-disk" / "checkpoints"
     mount.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True,
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], capture_output=True,
                           text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN): {done.stderr.strip()}")
@@ -202,3 +202,17 @@ def test_a_full_disk_during_a_checkpoint_write_names_the_folder_and_leaves_only_
     assert materialize(env, "tiny-full-disk", selection=("training_run",)).success
     res = json.loads((env["root"] / "training" / "tiny-full-disk" / "final" / "result.json").read_text())
     assert res["checkpoint_hash"] == uninterrupted_hash
+
+
+def test_a_committed_checkpoint_without_items_metadata_is_set_aside_by_name(tmp_path):
+    from marin_assets.train.checkpoint_check import newest_good_checkpoint
+
+    step = tmp_path / "75"
+    (step / "items").mkdir(parents=True)
+    (step / "_CHECKPOINT_METADATA").write_text("{}")  # orbax's completion marker, as in the issue
+    warnings = []
+    verdict = newest_good_checkpoint(str(tmp_path), warnings.append)
+    assert verdict.step is None and list(verdict.set_aside) == [75]
+    assert not step.exists() and Path(verdict.set_aside[75]).name.startswith(f"{DAMAGED_PREFIX}75-")
+    assert checkpoint_steps(str(tmp_path)) == []  # nothing left that MaxText would try to restore
+    assert "checkpoint 75" in warnings[0] and "items/_METADATA is missing" in warnings[0]
