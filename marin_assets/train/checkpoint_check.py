@@ -8,6 +8,7 @@ iterator state) must parse, and its arrays must restore (`logical_hash`) when th
 most `MARIN_CHECKPOINT_VERIFY_MAX_BYTES` (default 4 GiB; above it, metadata and file sizes only). A
 damaged step is renamed `damaged-<step>-<time>` (orbax ignores non-numeric folders; nothing is
 deleted) and the next older one is checked, so the run resumes from the newest good checkpoint.
+Local checkpoint folders only: on gs:// (TPU pods) there is no rename, and orbax restores as before.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ def verify_limit() -> int:
 def newest_good_checkpoint(checkpoints_dir: str, warn: Callable[[str], None]) -> CheckpointVerdict:
     """Check complete steps newest first; move each damaged one aside (and `warn` naming it) until a good one."""
     verdict = CheckpointVerdict(step=None)
+    if "://" in checkpoints_dir:  # object stores (TPU pods on gs://): no rename; orbax restores as before
+        verdict.step = (checkpoint_steps(checkpoints_dir) or [None])[-1]
+        return verdict
     for step in reversed(checkpoint_steps(checkpoints_dir)):
         folder = checkpoint_uri(checkpoints_dir, step)
         try:

@@ -113,7 +113,8 @@ def run(config_path: str, log_file: str | None) -> dict:
         try:
             train.main(["train", config_path])
         except Exception as exc:
-            newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))  # none left unrestorable
+            with contextlib.suppress(OSError):  # none left unrestorable; never hides the real failure
+                newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))
             raise TrainingFailed(describe_failure(exc, checkpoints_dir)) from exc
         maxtext_s = time.monotonic() - started
         wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
