@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import dagster as dg
 
@@ -30,6 +30,7 @@ OBSERVE_JOB = "marin_observe_sources"
 class PlannedRun:
     asset_keys: tuple[dg.AssetKey, ...]
     partition_key: str | None
+    causes: tuple[str, ...] = field(default=(), compare=False)  # why it runs (StaleStatus.causes)
 
     def describe(self) -> str:
         keys = ",".join(k.to_user_string() for k in self.asset_keys)
@@ -58,7 +59,10 @@ def plan(
         local = (node.spec.metadata or {}).get(LOCAL_PARTITIONS_METADATA)
         if local is not None:
             partition_keys = [pk for pk in partition_keys if pk in set(local)]
-        runs.extend(PlannedRun((key,), pk) for pk in partition_keys if status.causes(key, pk))
+        for pk in partition_keys:
+            causes = status.causes(key, pk)
+            if causes:
+                runs.append(PlannedRun((key,), pk, tuple(causes)))
     return runs
 
 
@@ -210,6 +214,8 @@ def _materialize_command(args) -> int:
             observe_sources(defs, instance)
             for run in plan(defs, instance, set(args.exclude), only):
                 print(f"[marin] would materialize {run.describe()}")
+                print(f"[marin]     because it {'; '.join(run.causes)}" if run.causes[0] != "missing" else
+                      "[marin]     because it is missing")
             return 0
         path = log_path(instance)
         with QuietConsole(path, verbose=args.verbose) as console:

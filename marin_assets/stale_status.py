@@ -5,6 +5,8 @@ The same rule the UI shows (Dagster's data-version staleness), from the instance
 - stale: its recorded code version differs from the definition's, or one of the upstream partitions
   it read has since got a *different* data version (a re-materialization or re-observation that
   reproduces the same version does not count), or it has a dependency it did not read;
+- damaged (not Dagster's rule, ours): its committed output lost or changed files since it was recorded
+  (core/output_check.py: file list + sizes against the output's manifest);
 - fresh otherwise. Like Dagster, a dependency on >= 100 upstream partitions is not compared
   partition by partition (it would cost a query per partition).
 The asset graph comes from `Definitions.resolve_all_asset_specs()`, records from
@@ -17,6 +19,8 @@ import graphlib
 from dataclasses import dataclass
 
 import dagster as dg
+
+from marin_assets.core.output_check import output_damage
 
 DATA_VERSION_TAG = "dagster/data_version"  # the data version Dagster records on every event
 MANY_PARTITIONS = 100  # as Dagster's SKIP_PARTITION_DATA_VERSION_DEPENDENCY_THRESHOLD
@@ -110,7 +114,20 @@ class StaleStatus:
                 if self._dep_updated(provenance, dep.asset_key, up):
                     label = dep.asset_key.to_user_string() + (f"[{up}]" if up else "")
                     out.append(f"{label} has a new data version")
+        out.extend(self.damaged(record))
         return out
+
+    @staticmethod
+    def damaged(record) -> list[str]:
+        """Why the recorded output needs rewriting: files missing or resized since it was committed."""
+        uri = record.asset_materialization.metadata.get("output_uri")
+        if uri is None:
+            return []
+        try:
+            problems = output_damage(str(uri.value))
+        except OSError as exc:
+            problems = [f"{uri.value} is unreadable ({exc})"]
+        return [f"has a damaged output: {p}" for p in problems]
 
     def _dep_updated(self, provenance: dg.DataProvenance, dep_key: dg.AssetKey, partition: str | None) -> bool:
         if partition is None:

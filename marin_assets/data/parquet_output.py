@@ -18,6 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from marin_assets.core.storage import naming_the_path
+
 _BUCKET = "_bucket"
 # Readers decode a whole row group's column chunk at once (the tokenizer's sample, a tokenize task's
 # rows): row groups of about this many bytes keep their memory bounded however large a file grows.
@@ -66,7 +68,8 @@ def write_arrow_table(table: pa.Table, uri: str, sort_keys: list[str] | None = N
     """
     rows = row_group_rows(table)
     order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in sort_keys]) if sort_keys else None
-    with fsspec.open(uri, "wb") as f, pq.ParquetWriter(f, table.schema, compression="zstd",
+    # runs in Spark's Python workers: a full disk there must name the file, not just "Errno 28"
+    with naming_the_path("writing", uri), fsspec.open(uri, "wb") as f, pq.ParquetWriter(f, table.schema, compression="zstd",
                                                        write_statistics=True) as writer:  # fmt: skip
         if table.num_rows == 0:
             writer.write_table(table, row_group_size=rows)

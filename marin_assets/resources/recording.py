@@ -13,6 +13,7 @@ from typing import Any
 
 import dagster as dg
 
+from marin_assets.core.output_check import INVENTORY_FIELD, inventory
 from marin_assets.core.plotting import inline_thumbnail_markdown
 from marin_assets.core.provenance import build_manifest, manifest_metadata
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput
@@ -137,7 +138,8 @@ def record_output(
         devices=devices,
         licenses=licenses,
         data_use=data_use,
-        extra=manifest_extra,
+        # what consumers check before reading (core/output_check.py); the hash only where it is the file hash
+        extra={**(manifest_extra or {}), INVENTORY_FIELD: inventory(staged.path, None if output_hash else digest)},
     )
     staged.write_json(manifest, MANIFEST_NAME)
     # Summary first (the UI keeps this order): stats, then the asset's own numbers and plots, then

@@ -2,6 +2,7 @@ import dagster as dg
 from pydantic import Field
 
 from marin_assets.core.storage import Storage
+from marin_assets.resources.run_liveness import record_run_process
 
 
 class StorageResource(dg.ConfigurableResource):
@@ -12,3 +13,7 @@ class StorageResource(dg.ConfigurableResource):
     @property
     def storage(self) -> Storage:
         return Storage(self.root_uri)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        # every asset uses storage: this is where a run of any launcher says which process runs it
+        record_run_process(context.instance, context.dagster_run)

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from marin_assets.core.schemas import TOKENIZED_SCHEMA, TOKENIZER_HASH_KEY
+from marin_assets.core.storage import naming_the_path
 
 SHARD_PATTERN = "shard-{:05d}.parquet"
 # A row group holds about this many token ids (4 MB): what a reader of a shard, or the mixture writer,
@@ -57,20 +58,24 @@ class ShardWriter:
         self.uri, self.schema = uri, TOKENIZED_SCHEMA.with_metadata({TOKENIZER_HASH_KEY: tokenizer_hash.encode()})
 
     def open(self) -> ShardWriter:
-        self._file = fsspec.open(self.uri, "wb").open()
-        self._writer = pq.ParquetWriter(self._file, self.schema, compression="zstd")
+        with naming_the_path("writing", self.uri):  # in Spark's Python workers too: name the shard
+            self._file = fsspec.open(self.uri, "wb").open()
+            self._writer = pq.ParquetWriter(self._file, self.schema, compression="zstd")
         return self
 
     def close(self) -> None:
-        self._writer.close()
-        self._file.close()
+        with naming_the_path("writing", self.uri):
+            self._writer.close()
+            self._file.close()
 
     def __enter__(self) -> ShardWriter:
         return self.open()
 
     def write_group(self, table: pa.Table) -> None:
         """One row group (the caller cuts it with row_group_bounds)."""
-        self._writer.write_table(table.replace_schema_metadata(self.schema.metadata), row_group_size=max(1, table.num_rows))
+        with naming_the_path("writing", self.uri):
+            self._writer.write_table(table.replace_schema_metadata(self.schema.metadata),
+                                     row_group_size=max(1, table.num_rows))
 
     def __exit__(self, *exc) -> None:
         self.close()

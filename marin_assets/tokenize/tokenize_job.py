@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from marin_assets.core import layout
+from marin_assets.core.output_check import verify_committed
 from marin_assets.core.storage import Storage
 from marin_assets.tokenize.encoding import EncodeSettings, encode_and_write_shard, serial_worker_init
 from marin_assets.tokenize.shards import SHARD_PATTERN, length_histogram
@@ -39,8 +40,11 @@ STATS_FILE = "stats.json"
 
 
 def cleaned_document_files(storage: Storage, source: str) -> list[str]:
-    """Absolute URIs of a committed source's cleaned document files, in a stable order."""
-    base = storage.require_committed(layout.CLEANED, source)
+    """Absolute URIs of a committed source's cleaned document files, in a stable order.
+
+    The output is checked against its manifest first: a deleted or truncated file is refused by name
+    rather than read as a source with fewer (or no) documents."""
+    base = verify_committed(storage, layout.CLEANED, source)
     rels = [r for r in storage.list_files(layout.CLEANED, source)
             if r.startswith(f"{DOCUMENTS_FOLDER}/") and r.endswith(".parquet")]
     return [f"{base}/{r}" for r in rels]

@@ -16,8 +16,11 @@ the current step and exit with EXIT_PREEMPTED (a `TrainingPreempted:` line in th
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import logging
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -25,6 +28,7 @@ import traceback
 import yaml
 
 from marin_assets.train import trainer_guard
+from marin_assets.train.checkpoint_check import newest_good_checkpoint
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
 from marin_assets.train.lease import lease_from_env
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
@@ -61,7 +65,10 @@ class ProgressHandler(logging.Handler):
         except Exception:  # a malformed third-party record must not kill training
             return
         if self.file:
-            self.file.write(self.format(record) + "\n")
+            try:
+                self.file.write(self.format(record) + "\n")
+            except OSError:  # a full disk must not turn every log call into a crash (the watchdog's too)
+                self.handleError(record)
         parsed = parse_line(message)
         if isinstance(parsed, StepMetric):
             self.last_step = parsed.step
@@ -102,7 +109,13 @@ def run(config_path: str, log_file: str | None) -> dict:
         from maxtext.trainers.pre_train import train
 
         trainer_guard.preemption_checkpoints(preemption)
-        train.main(["train", config_path])
+        verdict = newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))
+        try:
+            train.main(["train", config_path])
+        except Exception as exc:
+            with contextlib.suppress(OSError):  # none left unrestorable; never hides the real failure
+                newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))
+            raise TrainingFailed(describe_failure(exc, checkpoints_dir)) from exc
         maxtext_s = time.monotonic() - started
         wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
         if preemption.checkpoint_step is not None:
@@ -110,11 +123,9 @@ def run(config_path: str, log_file: str | None) -> dict:
                 "%spreempted by %s after step %d; checkpoint %d saved, a retry resumes from it",
                 PREEMPTED_MARKER, preemption.signal_name, preemption.checkpoint_step, preemption.checkpoint_step)
             sys.exit(EXIT_PREEMPTED)
-        try:
-            summary = _verify(handler, checkpoints_dir, steps)
-        except TrainingFailed as exc:
-            logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
-            raise
+        summary = _verify(handler, checkpoints_dir, steps)
+        summary["resumed_from_step"] = verdict.step
+        summary["damaged_checkpoints"] = {str(k): v for k, v in verdict.set_aside.items()}
         summary.update(_domain_eval(config_path, keys, report))
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
@@ -125,6 +136,37 @@ def run(config_path: str, log_file: str | None) -> dict:
             pipes.report_custom_message(summary)
         report(f"training finished: checkpoint {summary['checkpoint_step']} hash {summary['checkpoint_hash'][:16]}")
         return summary
+
+
+def _warn(report, message: str) -> None:
+    logging.getLogger(__name__).warning(message)
+    report(message)
+
+
+def describe_failure(exc: BaseException, checkpoints_dir: str) -> str:
+    """What stopped MaxText, in one line; a full disk names the checkpoint folder and its free space."""
+    detail = str(exc)
+    detail = detail if len(detail) <= 600 else detail[:600] + " ..."  # the full traceback is in the log
+    text = f"MaxText failed: {type(exc).__name__}: {detail}"
+    if disk_full(exc):
+        text = f"disk full while writing {checkpoints_dir}: {free_space(checkpoints_dir)} ({text})"
+    return text
+
+
+def disk_full(exc: BaseException | None) -> bool:
+    """ENOSPC anywhere in the chain; TensorStore (orbax's writer) reports it only in its message."""
+    while exc is not None:
+        if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "No space left on device" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def free_space(path: str) -> str:
+    while path and not os.path.exists(path):
+        path = os.path.dirname(path)
+    usage = shutil.disk_usage(path or "/")
+    return f"{usage.free} bytes free of {usage.total} on the file system of {path}"
 
 
 def _domain_eval(config_path: str, keys: dict, report) -> dict:
@@ -183,7 +225,11 @@ def main(argv: list[str] | None = None) -> None:
         if not isinstance(code, int):  # sys.exit("message"): printed, exit 1, as the interpreter does
             print(code, file=sys.stderr)
             code = 1
-    except BaseException:  # noqa: BLE001 - printed like the interpreter would, then the same exit code
+    except BaseException as exc:  # noqa: BLE001 - printed like the interpreter would, then the same exit code
+        # the cause goes to the run's log file too, where the launcher reads it (not just "code 1")
+        reason = str(exc) if isinstance(exc, TrainingFailed) else f"{type(exc).__name__}: {exc}"
+        with contextlib.suppress(Exception):
+            logging.getLogger(__name__).error("TrainingFailed: %s", reason)
         traceback.print_exc()
         code = 1
     exit_without_teardown(code)

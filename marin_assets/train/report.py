@@ -77,6 +77,8 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
+        **({"damaged_checkpoints_set_aside": dg.MetadataValue.json(result.damaged_checkpoints)}
+           if result.damaged_checkpoints else {}),
         **wandb_metadata(result.wandb),
     }
 

@@ -44,6 +44,7 @@ class TrainingResult:
     maxtext_config_path: str
     tensorboard_dir: str
     resumed_from_step: int | None = None
+    damaged_checkpoints: dict = field(default_factory=dict)  # {step: where the trainer set it aside}
     preflight: dict = field(default_factory=dict)
     wandb: dict | None = None  # wandb_tracking.finish_run() of the training process
     maxtext_s: float | None = None  # of wall_s, the time spent importing and running MaxText itself
@@ -89,7 +90,9 @@ def collect_result(
         run_dir=paths.run_dir,
         maxtext_config_path=config_path,
         tensorboard_dir=paths.tensorboard_dir,
-        resumed_from_step=resumed_from,
+        # the trainer's word where it gave one: it sets damaged checkpoints aside before resuming
+        resumed_from_step=summary["resumed_from_step"] if "resumed_from_step" in summary else resumed_from,
+        damaged_checkpoints=summary.get("damaged_checkpoints") or {},
         preflight=report.to_json(),
         wandb=summary.get("wandb"),
         maxtext_s=summary.get("maxtext_s"),

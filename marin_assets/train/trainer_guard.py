@@ -8,11 +8,13 @@
   (`preemption_checkpoints`). Repeated signals change nothing; no stop within `PREEMPT_GRACE_S`
   exits hard (a cluster's own SIGKILL after its grace period does the same).
 - The watchdog heartbeats the run folder's lease; if another run took it over, this trainer exits
-  at once rather than write into a folder it no longer owns.
+  at once rather than write into a folder it no longer owns. No failure of its own (a log write on a
+  full disk) ends it: a dead watchdog would let the lease age while the trainer hangs on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -71,28 +73,37 @@ def die_with_parent(parent_pid: int | None) -> None:
 
 
 def start_watchdog(parent_pid: int | None, lease: RunLease | None, poll_s: float = 1.0) -> threading.Thread:
-    """Parent-pid poll + lease heartbeat, in a daemon thread."""
+    """Parent-pid poll + lease heartbeat, in a daemon thread that no failure of its own ends."""
+    state = {"next_beat": 0.0, "parent_gone": False}
 
     def watch():
-        next_beat, parent_gone = 0.0, False
         while True:
-            if not parent_gone and parent_pid is not None and os.getppid() != parent_pid:
-                os.kill(os.getpid(), signal.SIGTERM)  # the launcher died: checkpoint and stop
-                parent_gone = True
-            if lease is not None and time.monotonic() >= next_beat and not parent_gone:
-                try:
-                    lease.heartbeat(trainer_pid=os.getpid())
-                except LeaseLost as exc:
-                    print(f"trainer: {exc}; exiting without writing more", file=sys.stderr, flush=True)
-                    os._exit(EXIT_LEASE_LOST)
-                except OSError as exc:  # a storage blip must not kill training; the lease just ages
-                    log.warning("lease heartbeat failed: %s", exc)
-                next_beat = time.monotonic() + HEARTBEAT_S
+            try:
+                watch_once(parent_pid, lease, state)
+            except Exception:  # noqa: BLE001 - e.g. its own log write on a full disk: keep heartbeating
+                pass
             time.sleep(poll_s)
 
     thread = threading.Thread(target=watch, name="trainer-watchdog", daemon=True)
     thread.start()
     return thread
+
+
+def watch_once(parent_pid: int | None, lease: RunLease | None, state: dict) -> None:
+    if not state["parent_gone"] and parent_pid is not None and os.getppid() != parent_pid:
+        state["parent_gone"] = True
+        os.kill(os.getpid(), signal.SIGTERM)  # the launcher died: checkpoint and stop
+    if lease is None or time.monotonic() < state["next_beat"] or state["parent_gone"]:
+        return
+    state["next_beat"] = time.monotonic() + HEARTBEAT_S  # first: a failing beat is retried next period
+    try:
+        lease.heartbeat(trainer_pid=os.getpid())
+    except LeaseLost as exc:
+        with contextlib.suppress(Exception):
+            print(f"trainer: {exc}; exiting without writing more", file=sys.stderr, flush=True)
+        os._exit(EXIT_LEASE_LOST)
+    except OSError as exc:  # a storage blip must not kill training; the lease just ages
+        log.warning("lease heartbeat failed: %s", exc)  # may itself fail on a full disk: watch() carries on
 
 
 def parent_pid_from_env(environ=os.environ) -> int | None:
