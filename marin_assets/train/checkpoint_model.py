@@ -151,9 +151,12 @@ class CheckpointModel:
                          decoder_segment_ids=segments, enable_dropout=False).astype(jnp.float32)
 
         def logprobs_of(state, tokens, segments, positions):
-            # log p(tokens[:, t+1] | tokens[:, :t+1]); the vocab-sized array never leaves the device
+            # log p(tokens[:, t+1] | tokens[:, :t+1]) and whether it is the argmax; the vocab-sized
+            # array never leaves the device
             logp = jax.nn.log_softmax(logits_of(state, tokens, segments, positions)[:, :-1], axis=-1)
-            return jnp.take_along_axis(logp, tokens[:, 1:, None], axis=-1)[..., 0]
+            targets = tokens[:, 1:, None]
+            return (jnp.take_along_axis(logp, targets, axis=-1)[..., 0],
+                    jnp.argmax(logp, axis=-1) == targets[..., 0])
 
         fn = jax.jit({"logits": logits_of, "logprobs": logprobs_of}[name])
         self._compiled[name] = lambda *arrays: fn(state, *arrays)
@@ -166,7 +169,8 @@ class CheckpointModel:
         if positions is None:
             positions = np.broadcast_to(np.arange(tokens.shape[1], dtype=np.int32), tokens.shape)
         with jax.set_mesh(self.mesh), partitioning.axis_rules(self.config.logical_axis_rules):
-            return np.asarray(self._function(name)(tokens, segments, np.asarray(positions, dtype=np.int32)))
+            out = self._function(name)(tokens, segments, np.asarray(positions, dtype=np.int32))
+        return tuple(np.asarray(x) for x in out) if isinstance(out, tuple) else np.asarray(out)
 
     def logits(self, tokens: np.ndarray, segments: np.ndarray | None = None, positions: np.ndarray | None = None
                ) -> np.ndarray:
@@ -182,13 +186,23 @@ class CheckpointModel:
         segments = np.ones_like(tokens) if segments is None else np.asarray(segments, dtype=np.int32)
         return self._run("logits", tokens, segments, positions)
 
-    def token_logprobs(self, rows: list[list[int]] | list[np.ndarray]) -> list[np.ndarray]:
-        """Per row, float32 log p(row[t+1] | row[:t+1]) for t = 0..len-2, rows padded into one bucketed batch."""
+    def token_scores(self, rows: list[list[int]] | list[np.ndarray], batch_rows: int | None = None
+                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per row, (float32 log p(row[t+1] | row[:t+1]), bool: row[t+1] is the argmax) for t = 0..len-2.
+
+        The rows are right-padded into one batch of bucketed length; `batch_rows` pads the batch itself
+        to that many rows, so a caller's last, smaller batch reuses the compiled program."""
         if not len(rows):
-            return []
+            return [], []
         lengths = np.array([len(r) for r in rows])
         if lengths.min() < 2:
             raise ValueError("every row needs at least two tokens (a context token and one to score)")
-        tokens, segments = pad_rows(rows, bucket_length(int(lengths.max()), self.context), self.tokenizer.pad_id)
-        out = self._run("logprobs", tokens, segments)
-        return [out[i, :n - 1] for i, n in enumerate(lengths)]
+        filler = [[self.tokenizer.bos_id] * 2] * max(0, (batch_rows or 0) - len(rows))
+        length = bucket_length(int(lengths.max()), self.context)
+        tokens, segments = pad_rows([*rows, *filler], length, self.tokenizer.pad_id)
+        logprobs, greedy = self._run("logprobs", tokens, segments)
+        return [logprobs[i, :n - 1] for i, n in enumerate(lengths)], [greedy[i, :n - 1] for i, n in enumerate(lengths)]
+
+    def token_logprobs(self, rows: list[list[int]] | list[np.ndarray]) -> list[np.ndarray]:
+        """Per row, float32 log p(row[t+1] | row[:t+1]) for t = 0..len-2, rows padded into one bucketed batch."""
+        return self.token_scores(rows)[0]
