@@ -44,18 +44,28 @@ class CheckpointLM(LM):
         args = dict(kv.split("=", 1) for kv in arg_string.split(",") if kv)
         return cls(**args, **{k: v for k, v in (additional_config or {}).items() if v is not None})
 
-    def _row(self, context: str, continuation: str) -> tuple[list[int], int]:
-        """(<s> + context + continuation ids, number of continuation ids), cut to the model's context."""
-        if context:
-            whole, ctx = self.tokenizer.encode([context + continuation, context])
-            cont = whole[len(ctx):] if whole[:len(ctx)] == ctx else self.tokenizer.encode([continuation])[0]
-            ctx = whole[:len(whole) - len(cont)]
-        else:
-            ctx, cont = [], self.tokenizer.encode([continuation])[0]
-        if not cont:
-            raise ValueError(f"{MODEL_NAME}: continuation {continuation!r} encodes to no tokens")
-        row = [self.tokenizer.bos_id, *ctx, *cont]
-        return row[-self.model.context:], len(cont)
+    def _rows(self, pairs: list[tuple[str, str]]) -> list[tuple[list[int], int]]:
+        """(<s> + context + continuation ids, number of continuation ids) per pair, cut to the model's context.
+
+        All texts are encoded in a few batched calls (one per kind), not one call per request."""
+        encode = self.tokenizer.encode
+        with_ctx = [i for i, (ctx, _) in enumerate(pairs) if ctx]
+        wholes = encode([pairs[i][0] + pairs[i][1] for i in with_ctx])
+        contexts = encode([pairs[i][0] for i in with_ctx])
+        alone = encode([cont for _, cont in pairs])  # the continuation alone: empty contexts, and the fallback
+        rows = []
+        split = dict(zip(with_ctx, zip(wholes, contexts)))
+        for i, (_, continuation) in enumerate(pairs):
+            ctx, cont = [], alone[i]
+            if i in split:
+                whole, ctx = split[i]
+                if whole[:len(ctx)] == ctx:  # a merge across the boundary keeps the context's own ids
+                    cont = whole[len(ctx):]
+            if not cont:
+                raise ValueError(f"{MODEL_NAME}: continuation {continuation!r} encodes to no tokens")
+            row = [self.tokenizer.bos_id, *ctx, *cont]
+            rows.append((row[-self.model.context:], len(cont)))
+        return rows
 
     def score_rows(self, rows: list[tuple[list[int], int]]) -> list[tuple[float, bool]]:
         """(sum of the last n log-probs, all of them argmax) per (row, n), batched longest first."""
@@ -70,7 +80,7 @@ class CheckpointLM(LM):
         return out
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        results = self.score_rows([self._row(*req.args) for req in requests])
+        results = self.score_rows(self._rows([req.args for req in requests]))
         for req, result in zip(requests, results):
             self.cache_hook.add_partial("loglikelihood", req.args, result)
         return results

@@ -75,7 +75,8 @@ class RunTokenizer:
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         """Ids of each text without specials (the caller places <s>, as the tokenize stage does)."""
-        return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+        # encode_batch_fast skips the offsets, which scoring never reads (about twice as fast on short texts)
+        return [e.ids for e in self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
 
 
 @dataclass

@@ -42,5 +42,5 @@ def test_a_run_is_evaluated_on_a_task_set_and_a_changed_file_is_refused(trained_
     changed.write_text(changed.read_text() + "\n")
     failed = materialize(root, registry)
     assert not failed.success
-    error = failed.get_step_failure_events()[0].event_specific_data.error.message
+    error = failed.get_step_failure_events()[0].event_specific_data.error.to_string()
     assert f"data file {changed} has sha256" in error
