@@ -1,0 +1,66 @@
+"""downstream_forecast and heldout_downstream_check through Dagster, on stored suite results whose
+(loss, accuracy) pairs follow a known sigmoid: the forecast is preregistered (refused once the held-out
+run is evaluated), and the check reports the held-out run's error against the forecast's interval."""
+
+import dagster as dg
+import numpy as np
+import pytest
+
+from marin_assets.core import layout
+from marin_assets.core.storage import Storage
+from marin_assets.evaluation.downstream_forecast import sigmoid
+from marin_assets.evaluation.forecast_assets import build_forecast_assets
+from marin_assets.evaluation.task_sets import load_task_sets
+from marin_assets.scaling.run_results import output_parts, run_parts
+from marin_assets_tests.local_resources import local_resources
+
+SUITE, TASK_SET = "toy_suite", "blimp_sample"
+TRUE = (0.4, -3.0, 3.5, 0.5)
+KEYS = [f"run{i}" for i in range(8)]
+
+
+def commit_json(st: Storage, parts, name, payload):
+    with st.atomic_dir(*parts) as staged:
+        staged.write_json(payload, name)
+
+
+def write_suite(st: Storage):
+    for key, loss in zip(KEYS, np.linspace(2.6, 4.4, len(KEYS))):
+        commit_json(st, run_parts(SUITE, key), "result.json", {"final_eval_loss": float(loss)})
+        acc = float(sigmoid(loss, *TRUE))
+        commit_json(st, (layout.EVALUATION, SUITE, key, TASK_SET), "result.json",
+                    {"overall": {"acc": acc, "correct_prob_norm": acc * 0.9}})
+    commit_json(st, output_parts(SUITE, "heldout", "prediction"), "prediction.json",
+                {"run": "heldout", "predicted_loss": 2.45, "interval": [2.4, 2.5]})
+
+
+def materialize(root, assets, name):
+    stubs = [dg.AssetSpec(k) for k in ("scaling_downstream_eval", "heldout_prediction", "heldout_downstream_eval")]
+    with dg.DagsterInstance.ephemeral() as instance:
+        return dg.materialize([*assets, *stubs], partition_key=TASK_SET, instance=instance, raise_on_error=False,
+                              resources=local_resources(str(root)), selection=[name])
+
+
+def test_forecast_before_the_heldout_run_then_checked_after(tmp_path):
+    st = Storage(str(tmp_path))
+    write_suite(st)
+    assets = build_forecast_assets(SUITE, KEYS, load_task_sets(), "scaling_downstream_eval", "heldout_downstream_eval")
+    assert materialize(tmp_path, assets, "downstream_forecast").success
+    forecast = st.read_json(layout.EVALUATION, SUITE, "forecast", TASK_SET, "forecast.json")["forecasts"]["acc"]
+    truth = float(sigmoid(2.45, *TRUE))
+    assert forecast["runs"] == KEYS and forecast["prediction"] == pytest.approx(truth, abs=0.01)
+    assert forecast["interval"][0] <= truth <= forecast["interval"][1]
+
+    # the held-out run lands far below its forecast: the check says so
+    commit_json(st, (layout.EVALUATION, SUITE, "heldout", TASK_SET), "result.json",
+                {"overall": {"acc": truth - 0.2, "correct_prob_norm": truth * 0.9}})
+    assert materialize(tmp_path, assets, "heldout_downstream_check").success
+    check = st.read_json(layout.EVALUATION, SUITE, "heldout_check", TASK_SET, "check.json")
+    assert not check["acc"]["within_interval"] and check["acc"]["error"] == pytest.approx(
+        truth - 0.2 - forecast["prediction"])
+    assert check["correct_prob_norm"]["within_interval"]
+
+    # once the held-out run is evaluated, a new forecast would not be preregistered
+    failed = materialize(tmp_path, assets, "downstream_forecast")
+    assert not failed.success
+    assert "would not be preregistered" in failed.get_step_failure_events()[0].event_specific_data.error.to_string()
