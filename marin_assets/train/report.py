@@ -48,7 +48,12 @@ def loss_plot_png(result: TrainingResult, title: str) -> bytes:
     ax.set_ylabel("loss (nats/token)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(loc="upper right")
+    if result.moe_lb_loss_curve:  # MoE: the load-balancing loss on its own scale
+        lb = ax.twinx()
+        lb.plot(*zip(*result.moe_lb_loss_curve), color="tab:red", alpha=0.7, label="MoE load-balance loss")
+        lb.set_ylabel("load-balance loss")
+        lb.legend(loc="center right")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
@@ -77,8 +82,21 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
         "maxtext_config": dg.MetadataValue.path(result.maxtext_config_path),
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
+        "architecture": dg.MetadataValue.json(result.architecture),
+        "quantization": dg.MetadataValue.text(result.quantization),
+        "active_params": dg.MetadataValue.int(result.active_params or result.num_params),
+        **moe_metadata(result),
         **wandb_metadata(result.wandb),
     }
+
+
+def moe_metadata(result: TrainingResult) -> dict:
+    """An MoE run's load-balancing loss (first, last); the whole curve is in result.json and the loss plot."""
+    if not result.moe_lb_loss_curve:
+        return {}
+    first, last = result.moe_lb_loss_curve[0][1], result.moe_lb_loss_curve[-1][1]
+    return {"moe_lb_loss_first": dg.MetadataValue.float(round(first, 6)),
+            "moe_lb_loss_last": dg.MetadataValue.float(round(last, 6))}
 
 
 def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -> dict:
@@ -114,6 +132,7 @@ def preflight_metadata(plan: dict, profile: ProfileEstimate | None) -> dict:
     memory = report.get("memory") or {}
     meta = {
         "num_params": dg.MetadataValue.int(report["num_params"]),
+        "active_params": dg.MetadataValue.int(report.get("active_params", report["num_params"])),
         "steps": dg.MetadataValue.int(report["steps"]),
         "num_devices": dg.MetadataValue.int(report["num_devices"]),
         "per_device_batch_size": dg.MetadataValue.float(report["per_device_batch_size"]),

@@ -39,6 +39,7 @@ class DecoderArchitecture(Recipe):
     """A llama2-style pre-norm decoder: GQA attention, SwiGLU MLP, untied input/output embeddings."""
 
     decoder_block: ClassVar[str] = "llama2"
+    is_moe: ClassVar[bool] = False  # routes tokens to experts (MaxText logs learning/moe_lb_loss)
 
     kind: str = DEFAULT_KIND
     emb_dim: int = Field(gt=0)            # base_emb_dim

@@ -26,6 +26,7 @@ class Mixtral(DecoderArchitecture):
     """Top-k softmax routing over `num_experts` SwiGLU experts with MaxText's Switch-style load-balance loss."""
 
     decoder_block: ClassVar[str] = "mixtral"
+    is_moe: ClassVar[bool] = True
     kind: Literal["mixtral"] = "mixtral"
     num_experts: int = Field(ge=2)                      # num_experts
     num_experts_per_tok: int = Field(ge=1)              # num_experts_per_tok (top-k)
