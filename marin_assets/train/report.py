@@ -15,13 +15,14 @@ import fsspec
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
 from marin_assets.resources.metadata_tables import metadata_table
-from marin_assets.train import domain_report
+from marin_assets.train import domain_report, routing_report
 from marin_assets.train.run_result import TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
 from marin_assets.train.wandb_tracking import describe, wandb_settings
 
 RESULT_FILE, PLOT_FILE, CONFIG_FILE = "result.json", "loss_curve.png", "maxtext.yml"
 DOMAIN_PLOT_FILE = "domain_bpb.png"
+ROUTING_PLOT_FILE = "routing_heatmap.png"
 
 
 def write_result_files(staged: StagedOutput, result: TrainingResult, title: str,
@@ -115,6 +116,26 @@ def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -
         image = base64.b64encode(png).decode()
         meta["domain_bpb_plot"] = dg.MetadataValue.md(f"![bpb by domain](data:image/png;base64,{image})")
         meta["domain_bpb_png"] = dg.MetadataValue.path(f"{staged.final_uri}/{DOMAIN_PLOT_FILE}")
+    return meta
+
+
+def routing_metadata(staged: StagedOutput, result: TrainingResult) -> dict:
+    """An MoE run's expert shares per layer (table + heat map) and dropped fraction; {} for a dense run."""
+    if not result.architecture.get("num_experts"):
+        return {}
+    if not result.routing:
+        return {"routing_error": dg.MetadataValue.text(result.routing_error or "no routing statistics")}
+    meta = {
+        "routing": metadata_table(routing_report.table_rows(result.routing)),
+        "routing_max_expert_share": dg.MetadataValue.float(round(result.routing["max_share"], 4)),
+        "dropped_token_fraction": dg.MetadataValue.float(
+            round(max(layer["dropped_fraction"] for layer in result.routing["layers"]), 4)),
+    }
+    png = routing_report.heatmap_png(result.routing)
+    staged.storage.fs.pipe_file(staged.join(ROUTING_PLOT_FILE), png)
+    image = base64.b64encode(png).decode()
+    meta["routing_heatmap"] = dg.MetadataValue.md(f"![expert shares](data:image/png;base64,{image})")
+    meta["routing_heatmap_png"] = dg.MetadataValue.path(f"{staged.final_uri}/{ROUTING_PLOT_FILE}")
     return meta
 
 

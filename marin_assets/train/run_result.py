@@ -57,6 +57,8 @@ class TrainingResult:
     quantization: str = "none"
     active_params: int | None = None  # parameters a token passes through (MoE: top-k experts)
     moe_lb_loss_curve: list[tuple[int, float]] = field(default_factory=list)  # MaxText learning/moe_lb_loss
+    routing: dict = field(default_factory=dict)  # routing_stats.measure: per-layer expert shares, dropped fraction
+    routing_error: str | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -102,6 +104,8 @@ def collect_result(
         eval_sets_missing=summary.get("eval_sets_missing") or {},
         domain_eval_error=summary.get("domain_eval_error"),
         domain_eval_s=summary.get("domain_eval_s"),
+        routing=summary.get("routing") or {},
+        routing_error=summary.get("routing_error"),
         architecture=spec.model.architecture.describe(),
         quantization=spec.resolved_quantization,
         active_params=report.active_params,

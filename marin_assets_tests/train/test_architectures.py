@@ -134,3 +134,24 @@ def test_quantization_per_model_or_per_run_reaches_maxtext_and_the_spec_hash():
     assert dumps[0] != dumps[1] and dumps[0] != dumps[2]  # the run's data version changes with it
     with pytest.raises(ValueError, match="model.quantization: quantization fp8"):
         TrainingRunSpec(run_name="q", model=plain.model.model_copy(update={"quantization": "fp8"}), mixture="m")
+
+
+def test_routing_collapse_fails_the_check_and_balance_passes():
+    from marin_assets.train.checks import routing_check_result
+    from marin_assets.train.routing_stats import summarize
+
+    arch = load_model_recipe(MOE).architecture.describe()
+    balanced = summarize([[25, 25, 26, 24], [30, 20, 25, 25]], kept=[95, 100], routed=100)
+    collapsed = summarize([[25, 25, 26, 24], [70, 10, 10, 10]], kept=None, routed=100)
+    assert balanced["layers"][0]["dropped_fraction"] == pytest.approx(0.05) and collapsed["max_share"] == 0.7
+    assert routing_check_result({"architecture": arch, "routing": balanced}).passed
+    bad = routing_check_result({"architecture": arch, "routing": collapsed})
+    assert not bad.passed and "layer 1: expert 0 takes 70.0%" in bad.description
+    unmeasured = routing_check_result({"architecture": arch, "routing": {}, "routing_error": "boom"})
+    assert not unmeasured.passed and "boom" in unmeasured.description
+    assert routing_check_result({"architecture": {"kind": "llama2"}}).passed
+
+
+def test_max_expert_share_below_an_even_share_is_refused(tmp_path):
+    with pytest.raises(RecipeError, match="max_expert_share=0.2 is below an even share 1/4"):
+        load_recipe(_write_recipe(tmp_path, MOE, max_expert_share=0.2), ModelRecipe)

@@ -9,6 +9,7 @@ import json
 import dagster as dg
 import pytest
 
+from marin_assets.train.checks import routing_check_result
 from marin_assets.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
@@ -67,6 +68,21 @@ def test_tiny_moe_trains_and_reports_its_load_balancing_loss(env):
     assert meta["architecture"].value["kind"] == "mixtral"
     plan = result.asset_materializations_for_node("training_plan")[0].metadata
     assert plan["active_params"].value == res["active_params"] < plan["num_params"].value
+    # routing, measured with MaxText's router on the validation batches: shares per layer, dropped tokens
+    routing = res["routing"]
+    assert res["routing_error"] is None and len(routing["layers"]) == 2, res.get("routing_error")
+    for layer in routing["layers"]:
+        assert sum(layer["shares"]) == pytest.approx(1.0) and len(layer["shares"]) == 4
+        assert 0.0 <= layer["dropped_fraction"] < 0.5  # capacity factor 1.25 drops some, not most
+    print("routing", routing)
+    assert [r.data["layer"] for r in meta["routing"].records] == [0, 1]
+    assert meta["routing_heatmap"].value.startswith("![expert shares](data:image/png;base64,")
+    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert checks["routing_balanced"].passed == (routing["max_share"] <= 0.5)
+    # the same check fails once one expert's share is above the recipe's limit
+    collapsed = routing_check_result({**res, "architecture": {**res["architecture"],
+                                                              "max_expert_share": routing["max_share"] - 0.01}})
+    assert not collapsed.passed and "takes" in collapsed.description
     config = (env["root"] / "training" / "tiny-moe" / "final" / "maxtext.yml").read_text()
     assert "num_experts: 4" in config and "decoder_block: mixtral" in config and "sparse_matmul: false" in config
 

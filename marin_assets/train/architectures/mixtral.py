@@ -33,6 +33,7 @@ class Mixtral(DecoderArchitecture):
     capacity_factor: float | None = Field(default=None, gt=0)  # None: dropless (capacity_factor -1)
     load_balance_loss_weight: float = Field(default=0.01, ge=0)  # load_balance_loss_weight
     shared_experts: int = Field(default=0, ge=0)        # MaxText's mixtral block has none (refused if > 0)
+    max_expert_share: float = Field(default=0.5, gt=0, le=1)  # routing_balanced fails above it (collapse)
 
     @model_validator(mode="after")
     def _experts_consistent(self):
@@ -40,6 +41,9 @@ class Mixtral(DecoderArchitecture):
             raise ValueError(
                 f"num_experts_per_tok={self.num_experts_per_tok} exceeds num_experts={self.num_experts}"
             )
+        if self.max_expert_share * self.num_experts < 1:
+            raise ValueError(f"max_expert_share={self.max_expert_share} is below an even share 1/{self.num_experts}: "
+                             "every run would fail routing_balanced")
         if self.shared_experts:
             raise ValueError(
                 f"shared_experts={self.shared_experts}: MaxText's mixtral decoder block routes every token to "
@@ -78,4 +82,4 @@ class Mixtral(DecoderArchitecture):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "num_experts": self.num_experts, "num_experts_per_tok": self.num_experts_per_tok,
                 "capacity_factor": self.capacity_factor if self.capacity_factor is not None else "dropless",
-                "load_balance_loss_weight": self.load_balance_loss_weight}
+                "load_balance_loss_weight": self.load_balance_loss_weight, "max_expert_share": self.max_expert_share}
