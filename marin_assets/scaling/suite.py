@@ -25,10 +25,10 @@ from pydantic import Field, model_validator
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
 from marin_assets.scaling.fit_metric import metric_key
 from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimizer
-from marin_assets.train.preflight import count_params
+from marin_assets.train.preflight import active_params
 from marin_assets.train.runs import EvalSettings, TrainingRunSpec
 
-FLOPS_MODEL = "6ND, N = parameters except the input embedding (layers + unembedding)"
+FLOPS_MODEL = "6ND, N = parameters except the input embedding (layers + unembedding)"  # MoE: active ones
 FLOPS_PER_PARAM_TOKEN = 6.0
 DEFAULT_RECIPE = "scaling/cpu_suite.yaml"
 
@@ -126,8 +126,12 @@ class SuiteRun:
 
 
 def compute_params(arch: Architecture, vocab_size: int) -> int:
-    """The training stage's parameter count less the input embedding table (a lookup, no FLOPs)."""
-    return count_params(arch, vocab_size) - vocab_size * arch.emb_dim
+    """The training stage's active parameter count less the input embedding table (a lookup, no FLOPs).
+
+    Active: an MoE size counts the top-k experts (and router) a token passes through, not every expert,
+    so N measures compute the same way for dense and MoE suites (equal to every parameter for dense).
+    """
+    return active_params(arch, vocab_size) - vocab_size * arch.emb_dim
 
 
 def plan_run(recipe: ScalingRecipe, budget: float, size: str, seed: int = 0, prefix: str = "") -> SuiteRun:
