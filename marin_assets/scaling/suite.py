@@ -89,6 +89,9 @@ class ScalingRecipe(Recipe):
     heldout: HeldoutRun | None = None
     target_multipliers: list[float] = [10, 100, 1000]  # x the largest fitted budget
     fit: FitSettings = FitSettings()
+    # Another suite's recipe (e.g. scaling/cpu_suite.yaml): scaling_comparison sets this suite against it
+    # at equal compute (its runs are read from storage, trained under that recipe).
+    compare_with: str | None = None
 
     @model_validator(mode="after")
     def _consistent(self):
