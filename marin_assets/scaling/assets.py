@@ -14,6 +14,7 @@ from marin_assets.core.code_versions import code_version
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import results, run_results, suite, suite_observations
+from marin_assets.scaling.comparison_assets import build_comparison_asset
 from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.outputs import GROUP, train_and_record
@@ -51,6 +52,8 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
         name, recipe.fit, all_runs, lambda st: suite_observations.observations_for(st, recipe, runs),
         lambda iso: target_budgets(recipe), target_budgets(recipe), reader=suite_observations)
     assets = [scaling_run, *fits]
+    if recipe.compare_with:
+        assets.append(build_comparison_asset(recipe, all_runs))
     if held is not None:
         assets += build_heldout_assets(recipe, held, fits[1], run_version)
     return assets

@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe
 
-FLOPS_MODEL = "6ND, N = parameters except the input embedding (layers + unembedding)"
+FLOPS_MODEL = "6ND, N = parameters except the input embedding (layers + unembedding); MoE: the active ones"
 FLOPS_PER_PARAM_TOKEN = 6.0
 
 

@@ -27,7 +27,7 @@ from marin_assets.scaling.fit_metric import metric_key
 # The fit's settings live apart: fitting a table of runs never needs the training code below.
 from marin_assets.scaling.fit_settings import FLOPS_MODEL, FLOPS_PER_PARAM_TOKEN, FitSettings  # noqa: F401
 from marin_assets.train.models import Architecture, Budget, ModelRecipe, Optimizer
-from marin_assets.train.preflight import count_params
+from marin_assets.train.preflight import active_params
 from marin_assets.train.runs import EvalSettings, TrainingRunSpec
 
 DEFAULT_RECIPE = "scaling/cpu_suite.yaml"
@@ -64,6 +64,9 @@ class ScalingRecipe(Recipe):
     heldout: HeldoutRun | None = None
     target_multipliers: list[float] = [10, 100, 1000]  # x the largest fitted budget
     fit: FitSettings = FitSettings()
+    # Another suite's recipe (e.g. scaling/cpu_suite.yaml): scaling_comparison sets this suite against it
+    # at equal compute (its runs are read from storage, trained under that recipe).
+    compare_with: str | None = None
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -101,8 +104,12 @@ class SuiteRun:
 
 
 def compute_params(arch: Architecture, vocab_size: int) -> int:
-    """The training stage's parameter count less the input embedding table (a lookup, no FLOPs)."""
-    return count_params(arch, vocab_size) - vocab_size * arch.emb_dim
+    """The training stage's active parameter count less the input embedding table (a lookup, no FLOPs).
+
+    Active: an MoE size counts the top-k experts (and router) a token passes through, not every expert,
+    so N measures compute the same way for dense and MoE suites (equal to every parameter for dense).
+    """
+    return active_params(arch, vocab_size) - vocab_size * arch.emb_dim
 
 
 def plan_run(recipe: ScalingRecipe, budget: float, size: str, seed: int = 0, prefix: str = "") -> SuiteRun:

@@ -19,11 +19,11 @@ from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train import (bits_per_byte, domain_eval, eval_set_texts, maxtext_config, maxtext_entry, preflight,
-                                run_folder, run_result)
+                                routing_stats, run_folder, run_result)
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET, launch, mixture_for
 from marin_assets.train.local_launcher import profile_local
 from marin_assets.train.report import (PLOT_FILE, domain_metadata, preflight_metadata, result_metadata,
-                                       write_result_files)
+                                       routing_metadata, write_result_files)
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_folder import plan_run, run_paths
@@ -65,7 +65,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     plan_version = code_version("training_plan", run_folder, preflight, maxtext_config)
     # What decides a run's numbers (its devices included); not how its process is launched and watched.
     run_version = code_version("training_run", maxtext_entry, run_result, run_folder, domain_eval, bits_per_byte,
-                               eval_set_texts)
+                               eval_set_texts, routing_stats)
 
     @dg.asset(
         name="training_plan", partitions_def=partitions, group_name="train", deps=[spec_dep, mixture_dep],
@@ -130,7 +130,8 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
                        "mixture_tokenizer_hash": mixture.tokenizer_hash,
                        "bpb": evaluation["metrics"].get("bpb") or "none"},
                 extra_metadata={**result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),
-                                **domain_metadata(staged, evaluation, result.domain_eval_error)},
+                                **domain_metadata(staged, evaluation, result.domain_eval_error),
+                                **routing_metadata(staged, result)},
             )
 
     return run_spec, training_plan, training_run

@@ -1,4 +1,4 @@
-"""Checks of the training stage: a blocking preflight on the plan, and a loss-curve baseline on the run."""
+"""Checks of the training stage: a blocking preflight on the plan, a loss-curve baseline and MoE routing balance on the run."""
 
 from pathlib import Path
 
@@ -6,6 +6,7 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.resources.storage import StorageResource
+from marin_assets.train import routing_stats
 from marin_assets.train.baseline import baseline_path, compare, load_baseline
 from marin_assets.train.runs import TrainingRuns
 
@@ -59,7 +60,32 @@ def build_training_checks(
             },
         )
 
-    return [preflight_fits, loss_matches_baseline]
+    @dg.asset_check(
+        asset=training_run, name="routing_balanced", blocking=False, partitions_def=partitions,
+        description="MoE runs: no expert takes more than the recipe's architecture.max_expert_share of the routed "
+                    "tokens in any layer (routing collapse); dense runs pass with nothing to check.",
+    )
+    def routing_balanced(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
+        result = storage.storage.read_json(layout.TRAINING, context.partition_key, layout.FINAL_DIR, "result.json")
+        return routing_check_result(result)
+
+    return [preflight_fits, loss_matches_baseline, routing_balanced]
+
+
+def routing_check_result(result: dict) -> dg.AssetCheckResult:
+    """Fails when one expert takes more than max_expert_share in a layer, or when routing was not measured."""
+    arch = result.get("architecture") or {}
+    if not arch.get("num_experts"):
+        return dg.AssetCheckResult(passed=True, description="dense architecture: no routing")
+    stats, limit = result.get("routing") or {}, arch["max_expert_share"]
+    if not stats:
+        return dg.AssetCheckResult(passed=False, description=f"routing was not measured: {result.get('routing_error')}")
+    collapsed = routing_stats.collapsed_layers(stats, limit)
+    return dg.AssetCheckResult(
+        passed=not collapsed,
+        description="; ".join(collapsed) + f" (limit {limit:.0%})" if collapsed else f"every expert <= {limit:.0%}",
+        metadata={"max_share": stats["max_share"], "limit": limit},
+    )
 
 
 def missing_baseline_result(run: str, *, declared: bool, path: Path) -> dg.AssetCheckResult:

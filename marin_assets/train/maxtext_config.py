@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from marin_assets.train import quantization
 from marin_assets.train.runs import TrainingRunSpec
 
 TRAIN_MODULE = "maxtext.trainers.pre_train.train"
@@ -52,14 +53,8 @@ class RunPaths:
 def model_keys(spec: TrainingRunSpec, vocab_size: int) -> dict[str, Any]:
     model, arch, opt = spec.model, spec.model.architecture, spec.model.optimizer
     return {
-        "model_name": "default",
-        "decoder_block": "llama2",
-        "base_emb_dim": arch.emb_dim,
-        "base_num_decoder_layers": arch.num_layers,
-        "base_num_query_heads": arch.num_query_heads,
-        "base_num_kv_heads": arch.num_kv_heads,
-        "head_dim": arch.head_dim,
-        "base_mlp_dim": arch.mlp_dim,
+        **arch.maxtext_keys(spec.resources.accelerator),  # the registered architecture's block and shape
+        **quantization.maxtext_keys(spec.resolved_quantization),
         "vocab_size": vocab_size,
         "max_target_length": model.seq_len,
         "per_device_batch_size": model.global_batch_size / spec.resources.num_devices(),

@@ -127,6 +127,8 @@ def run(config_path: str, log_file: str | None) -> dict:
         summary["resumed_from_step"] = verdict.step
         summary["damaged_checkpoints"] = {str(k): v for k, v in verdict.set_aside.items()}
         summary.update(_domain_eval(config_path, keys, report))
+        if int(keys.get("num_experts", 1)) > 1:
+            summary.update(_routing(config_path, keys, report))
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
         summary["finished_at"] = time.time()  # after this, only interpreter/JAX teardown (the bare command's too)
@@ -189,6 +191,19 @@ def _domain_eval(config_path: str, keys: dict, report) -> dict:
     for name, result in losses.items():
         report(f"domain eval {name}: loss {result['loss']:.4f} over {result['tokens']:.0f} tokens")
     return {"domain_eval": losses, "domain_eval_s": round(time.monotonic() - started, 3), **eval_sets}
+
+
+def _routing(config_path: str, keys: dict, report) -> dict:
+    """An MoE run's per-layer expert shares and dropped fraction; a failure is recorded, not hidden."""
+    from marin_assets.train.routing_stats import measure
+
+    try:
+        stats = measure(config_path, int(keys["steps"]))
+    except Exception as exc:  # noqa: BLE001 - the trained checkpoint stands; the run records why
+        logging.getLogger(__name__).exception("routing statistics failed")
+        return {"routing": {}, "routing_error": f"{type(exc).__name__}: {exc}"}
+    report(f"routing: max expert share {stats['max_share']:.3f} over {len(stats['layers'])} MoE layers")
+    return {"routing": stats}
 
 
 def _verify(handler: ProgressHandler, checkpoints_dir: str, steps: int) -> dict:

@@ -2,7 +2,8 @@
 
 A recipe says nothing about hardware: the global batch is fixed and MaxText's per-device batch is
 derived from the ResourceConfig, so the same recipe trains on a laptop CPU or a TPU pod. Each field
-maps to one MaxText key (see `maxtext_config.model_keys`).
+maps to one MaxText key (see `maxtext_config.model_keys`); the architecture section is a
+registered kind (train/architectures/: llama2 by default, qwen3, mixtral MoE).
 """
 
 from __future__ import annotations
@@ -11,32 +12,14 @@ import math
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
 from marin_assets.core.recipes import Recipe, RecipeError, load_recipe, recipes_dir
+from marin_assets.train.architectures import Architecture
 
 MODELS_DIR = "models"
 VOCAB_MULTIPLE = 128  # MaxText/TPU-friendly padding of the embedding table
-
-
-class Architecture(Recipe):
-    """llama2-style decoder block (MaxText's default `decoder_block`)."""
-
-    emb_dim: int = Field(gt=0)            # base_emb_dim
-    num_layers: int = Field(gt=0)         # base_num_decoder_layers
-    num_query_heads: int = Field(gt=0)    # base_num_query_heads
-    num_kv_heads: int = Field(gt=0)       # base_num_kv_heads
-    head_dim: int = Field(gt=0)           # head_dim
-    mlp_dim: int = Field(gt=0)            # base_mlp_dim
-    vocab_size: int | None = Field(default=None, gt=0)  # None: the tokenizer's vocab, rounded up to 128
-
-    @model_validator(mode="after")
-    def _heads_group(self):
-        if self.num_query_heads % self.num_kv_heads:
-            raise ValueError(
-                f"num_query_heads={self.num_query_heads} must be a multiple of num_kv_heads={self.num_kv_heads}"
-            )
-        return self
+Quantization = Literal["none", "int8", "fp8"]
 
 
 class Optimizer(Recipe):
@@ -75,6 +58,15 @@ class ModelRecipe(Recipe):
     budget: Budget
     remat_policy: Literal["full", "minimal", "save_qkv_proj", "save_out_proj", "save_dot_except_mlp", "minimal_offloaded", "none"] = "full"
     seed: int = 0                                 # init_weights_seed and data_shuffle_seed
+    quantization: Quantization = "none"           # MaxText `quantization` (AQT); a run may override it
+
+    @model_serializer(mode="wrap")
+    def _unquantized_unsaid(self, handler):
+        # Recipes without quantization hash as before the switch existed; any other value is hashed.
+        out = handler(self)
+        if out.get("quantization") == "none":
+            del out["quantization"]
+        return out
 
     @property
     def tokens_per_step(self) -> int:

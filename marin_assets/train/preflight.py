@@ -1,8 +1,9 @@
 """Preflight: what a run will cost and whether it fits, before any device is touched.
 
-Pure functions. Parameter count and training FLOPs reproduce MaxText's own numbers for the llama2
-decoder block (`calculate_tflops_training_per_device`, the parameter pytree); the tests compare
-them against a real MaxText config. Memory per device is an estimate: weights + gradients + AdamW
+Pure functions. Parameter count and training FLOPs come from the registered architecture and
+reproduce MaxText's own numbers (`calculate_tflops_training_per_device`, the parameter pytree) for
+each block; the tests compare them against a real MaxText config. An MoE block's memory holds all
+experts; its FLOPs count the top-k experts a token uses. Memory per device is an estimate: weights + gradients + AdamW
 moments (sharded over the weight-sharding mesh axes) plus activations saved under the remat policy,
 one layer's recompute working set and the logits.
 """
@@ -12,51 +13,35 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from marin_assets.train.models import Architecture, ModelRecipe
+from marin_assets.train.architectures import Architecture, StepFlops
+from marin_assets.train.architectures.base import MLP_MATRICES
+from marin_assets.train.models import ModelRecipe
 from marin_assets.train.resources import MeshError, ResourceConfig
 
 GIB = 1024**3
 USABLE_MEMORY_FRACTION = 0.9  # headroom for XLA temporaries and fragmentation
 WEIGHT_BYTES = 4              # MaxText weight_dtype float32 (params, grads, Adam mu and nu)
-MLP_MATRICES = 2              # mlp_activations ["silu", "linear"]: wi_0 and wi_1
 
 
 class PreflightError(ValueError):
     """The run cannot start; the message names the knob to change."""
 
 
+# --- parameter and FLOP counting: delegated to the registered architecture (train/architectures/) ---
 def count_params(arch: Architecture, vocab_size: int) -> int:
-    """Parameters of MaxText's llama2 block with untied input/output embeddings."""
-    d = arch.emb_dim
-    attention = d * arch.head_dim * (2 * arch.num_query_heads + 2 * arch.num_kv_heads)
-    mlp = (MLP_MATRICES + 1) * d * arch.mlp_dim
-    norms = 2 * d
-    return arch.num_layers * (attention + mlp + norms) + 2 * vocab_size * d + d
+    """Every parameter MaxText initializes for the block, all experts included, untied embeddings."""
+    return arch.count_params(vocab_size)
 
 
-@dataclass(frozen=True)
-class StepFlops:
-    """Model FLOPs of one training step on one device (forward + backward, remat not counted)."""
-
-    learnable_weight: float
-    attention: float
-
-    @property
-    def total(self) -> float:
-        return self.learnable_weight + self.attention
+def active_params(arch: Architecture, vocab_size: int) -> int:
+    """Parameters one token passes through (top-k experts of an MoE block; all of a dense one)."""
+    return arch.active_params(vocab_size)
 
 
 def flops_per_device_step(arch: Architecture, vocab_size: int, seq_len: int, per_device_batch: float) -> StepFlops:
-    """MaxText's `calculate_tflops_training_per_device` for the dense llama2 block, in FLOPs."""
-    bl = per_device_batch * seq_len
-    d, hd, hq, hkv = arch.emb_dim, arch.head_dim, arch.num_query_heads, arch.num_kv_heads
-    ffn = 2 * bl * arch.mlp_dim * d * MLP_MATRICES + 2 * bl * arch.mlp_dim * d
-    qkv = 2 * bl * d * (hq + 2 * hkv) * hd
-    projection = 2 * bl * d * hq * hd
-    causal_attention = 4 * per_device_batch * seq_len**2 * hq * hd / 2
-    unembedding = 2 * bl * d * vocab_size
-    weights = (ffn * arch.num_layers + (qkv + projection) * arch.num_layers + unembedding) * 3
-    return StepFlops(learnable_weight=weights, attention=causal_attention * arch.num_layers * 3)
+    """MaxText's `calculate_tflops_training_per_device` for the architecture, in FLOPs."""
+    return arch.flops_per_device_step(vocab_size, seq_len, per_device_batch)
+# --- end of counting ---
 
 
 def _saved_per_token_per_layer(arch: Architecture, remat_policy: str, seq_len: int) -> float:
@@ -119,6 +104,7 @@ def memory_per_device(
 @dataclass(frozen=True)
 class PreflightReport:
     num_params: int
+    active_params: int
     vocab_size: int
     steps: int
     num_devices: int
@@ -167,7 +153,7 @@ def mesh_problems(model: ModelRecipe, resources: ResourceConfig) -> list[str]:
     stages = ici["pipeline"] * dcn["pipeline"]
     if arch.num_layers % stages:
         problems.append(f"num_layers={arch.num_layers} is not divisible by {stages} pipeline stages; change parallelism.ici.pipeline")
-    return problems
+    return problems + arch.mesh_problems(mesh)
 
 
 def preflight(model: ModelRecipe, resources: ResourceConfig, tokenizer_vocab_size: int, steps: int) -> PreflightReport:
@@ -188,6 +174,7 @@ def preflight(model: ModelRecipe, resources: ResourceConfig, tokenizer_vocab_siz
             )
     return PreflightReport(
         num_params=count_params(model.architecture, vocab),
+        active_params=active_params(model.architecture, vocab),
         vocab_size=vocab,
         steps=steps,
         num_devices=devices,

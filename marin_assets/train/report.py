@@ -15,13 +15,14 @@ import fsspec
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
 from marin_assets.resources.metadata_tables import metadata_table
-from marin_assets.train import domain_report
+from marin_assets.train import domain_report, routing_report
 from marin_assets.train.run_result import TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
 from marin_assets.train.wandb_tracking import describe, wandb_settings
 
 RESULT_FILE, PLOT_FILE, CONFIG_FILE = "result.json", "loss_curve.png", "maxtext.yml"
 DOMAIN_PLOT_FILE = "domain_bpb.png"
+ROUTING_PLOT_FILE = "routing_heatmap.png"
 
 
 def write_result_files(staged: StagedOutput, result: TrainingResult, title: str,
@@ -48,7 +49,12 @@ def loss_plot_png(result: TrainingResult, title: str) -> bytes:
     ax.set_ylabel("loss (nats/token)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(loc="upper right")
+    if result.moe_lb_loss_curve:  # MoE: the load-balancing loss on its own scale
+        lb = ax.twinx()
+        lb.plot(*zip(*result.moe_lb_loss_curve), color="tab:red", alpha=0.7, label="MoE load-balance loss")
+        lb.set_ylabel("load-balance loss")
+        lb.legend(loc="center right")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
@@ -79,8 +85,21 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "resumed_from_step": dg.MetadataValue.text(str(result.resumed_from_step)),
         **({"damaged_checkpoints_set_aside": dg.MetadataValue.json(result.damaged_checkpoints)}
            if result.damaged_checkpoints else {}),
+        "architecture": dg.MetadataValue.json(result.architecture),
+        "quantization": dg.MetadataValue.text(result.quantization),
+        "active_params": dg.MetadataValue.int(result.active_params or result.num_params),
+        **moe_metadata(result),
         **wandb_metadata(result.wandb),
     }
+
+
+def moe_metadata(result: TrainingResult) -> dict:
+    """An MoE run's load-balancing loss (first, last); the whole curve is in result.json and the loss plot."""
+    if not result.moe_lb_loss_curve:
+        return {}
+    first, last = result.moe_lb_loss_curve[0][1], result.moe_lb_loss_curve[-1][1]
+    return {"moe_lb_loss_first": dg.MetadataValue.float(round(first, 6)),
+            "moe_lb_loss_last": dg.MetadataValue.float(round(last, 6))}
 
 
 def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -> dict:
@@ -102,6 +121,26 @@ def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -
     return meta
 
 
+def routing_metadata(staged: StagedOutput, result: TrainingResult) -> dict:
+    """An MoE run's expert shares per layer (table + heat map) and dropped fraction; {} for a dense run."""
+    if not result.architecture.get("num_experts"):
+        return {}
+    if not result.routing:
+        return {"routing_error": dg.MetadataValue.text(result.routing_error or "no routing statistics")}
+    meta = {
+        "routing": metadata_table(routing_report.table_rows(result.routing)),
+        "routing_max_expert_share": dg.MetadataValue.float(round(result.routing["max_share"], 4)),
+        "dropped_token_fraction": dg.MetadataValue.float(
+            round(max(layer["dropped_fraction"] for layer in result.routing["layers"]), 4)),
+    }
+    png = routing_report.heatmap_png(result.routing)
+    staged.storage.fs.pipe_file(staged.join(ROUTING_PLOT_FILE), png)
+    image = base64.b64encode(png).decode()
+    meta["routing_heatmap"] = dg.MetadataValue.md(f"![expert shares](data:image/png;base64,{image})")
+    meta["routing_heatmap_png"] = dg.MetadataValue.path(f"{staged.final_uri}/{ROUTING_PLOT_FILE}")
+    return meta
+
+
 def wandb_metadata(run: dict | None) -> dict:
     meta = {"wandb": dg.MetadataValue.text(describe(run, wandb_settings()))}
     if run and run.get("url"):
@@ -116,6 +155,7 @@ def preflight_metadata(plan: dict, profile: ProfileEstimate | None) -> dict:
     memory = report.get("memory") or {}
     meta = {
         "num_params": dg.MetadataValue.int(report["num_params"]),
+        "active_params": dg.MetadataValue.int(report.get("active_params", report["num_params"])),
         "steps": dg.MetadataValue.int(report["steps"]),
         "num_devices": dg.MetadataValue.int(report["num_devices"]),
         "per_device_batch_size": dg.MetadataValue.float(report["per_device_batch_size"]),

@@ -54,6 +54,12 @@ class TrainingResult:
     eval_sets_missing: dict = field(default_factory=dict)  # {eval set: why it was not evaluated}
     domain_eval_error: str | None = None
     domain_eval_s: float | None = None  # of wall_s, the per-domain evaluation after training
+    architecture: dict = field(default_factory=dict)  # the registered block and its MoE settings
+    quantization: str = "none"
+    active_params: int | None = None  # parameters a token passes through (MoE: top-k experts)
+    moe_lb_loss_curve: list[tuple[int, float]] = field(default_factory=list)  # MaxText learning/moe_lb_loss
+    routing: dict = field(default_factory=dict)  # routing_stats.measure: per-layer expert shares, dropped fraction
+    routing_error: str | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -101,6 +107,14 @@ def collect_result(
         eval_sets_missing=summary.get("eval_sets_missing") or {},
         domain_eval_error=summary.get("domain_eval_error"),
         domain_eval_s=summary.get("domain_eval_s"),
+        routing=summary.get("routing") or {},
+        routing_error=summary.get("routing_error"),
+        architecture=spec.model.architecture.describe(),
+        quantization=spec.resolved_quantization,
+        active_params=report.active_params,
+        # MaxText logs the load-balancing loss (mean over MoE layers) every step; 0 for a dense block
+        moe_lb_loss_curve=(series(scalars, "learning/moe_lb_loss") if spec.model.architecture.is_moe
+                           else []),
     )
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_serializer, model_validator
 
 from marin_assets.core.recipes import Recipe, RecipeError, load_recipe, recipes_dir
-from marin_assets.train.models import Budget, ModelRecipe, load_model_recipe
+from marin_assets.train import quantization as quant
+from marin_assets.train.models import Budget, ModelRecipe, Quantization, load_model_recipe
 from marin_assets.train.resources import ResourceConfig
 
 RUNS_FILE = "training/runs.yaml"
@@ -49,6 +50,26 @@ class TrainingRunSpec(Recipe):
     # True: loss_matches_baseline compares the run with recipes/training/baselines/<run>.json and fails
     # when that file is missing (write it with `marin baseline refresh <run>`).
     baseline: bool = False
+    quantization: Quantization | None = None          # overrides the model recipe's quantization
+
+    @model_serializer(mode="wrap")
+    def _no_override_unsaid(self, handler):
+        out = handler(self)  # a run without an override hashes as before the switch existed
+        if out.get("quantization") is None:
+            out.pop("quantization", None)
+        return out
+
+    @model_validator(mode="after")
+    def _hardware_can_quantize(self):
+        problem = quant.hardware_problem(self.resolved_quantization, self.resources)
+        if problem:
+            where = "quantization" if self.quantization else "model.quantization"
+            raise ValueError(f"{where}: {problem}")
+        return self
+
+    @property
+    def resolved_quantization(self) -> str:
+        return self.quantization or self.model.quantization
 
     @model_validator(mode="before")
     @classmethod

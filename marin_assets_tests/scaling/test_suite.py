@@ -15,7 +15,7 @@ from marin_assets.scaling.suite import (
 from marin_assets.train.preflight import count_params, flops_per_device_step
 
 
-@pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml"])
+@pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml", "scaling/cpu_moe_suite.yaml"])
 def test_shipped_recipes_plan_isoflop_grids(path):
     recipe = load_scaling_recipe(path)
     runs = suite_runs(recipe)
@@ -47,7 +47,7 @@ def test_n_is_the_training_stages_count_without_the_input_embedding():
     assert compute_params(arch, 1024) == 131392 + 1024 * 64  # two layers + final norm, plus the unembedding
 
 
-@pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml"])
+@pytest.mark.parametrize("path", ["scaling/cpu_suite.yaml", "scaling/tpu_example.yaml", "scaling/cpu_moe_suite.yaml"])
 def test_6nd_tracks_maxtexts_own_flops_count(path):
     """The FLOPs model stays within 20% of MaxText's count (the gap is attention) for every planned run."""
     recipe = load_scaling_recipe(path)
@@ -105,3 +105,18 @@ def test_bad_recipes_name_the_problem(tmp_path, edit, match):
     with pytest.raises(RecipeError, match=match) as err:
         load_recipe(path, ScalingRecipe)
     assert "bad.yaml" in str(err.value)
+
+
+def test_moe_suite_uses_active_parameters_as_n_and_the_dense_suites_budgets():
+    dense, moe = load_scaling_recipe("scaling/cpu_suite.yaml"), load_scaling_recipe("scaling/cpu_moe_suite.yaml")
+    assert (moe.mixture, moe.budgets, moe.seq_len, moe.global_batch_size) == (
+        dense.mixture, dense.budgets, dense.seq_len, dense.global_batch_size)
+    for size, arch in moe.sizes.items():
+        assert arch.kind == "mixtral"
+        n = compute_params(arch, 1024)
+        assert n == arch.active_params(1024) - 1024 * arch.emb_dim < arch.count_params(1024) - 1024 * arch.emb_dim
+        # top-2 of 4 half-width experts: the dense twin's active parameters plus the router (emb x 4 per layer)
+        assert n == compute_params(dense.sizes[size], 1024) + arch.num_layers * arch.emb_dim * 4
+    run = suite_runs(moe)[0]
+    spec = training_spec(moe, run)
+    assert spec.model.architecture.kind == "mixtral" and spec.model.architecture.vocab_size == 1024

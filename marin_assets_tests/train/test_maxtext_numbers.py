@@ -18,6 +18,9 @@ SHAPES = [
     ("tiny-10m", {}),
     ("150m", {"remat_policy": "minimal"}),
     ("8b", {}),  # grouped-query attention 32/8, 4k context
+    ("tiny-qwen3-0.2m", {}),  # qwen3 block: QK-norm, GQA 4/2
+    ("tiny-moe-0.5m", {}),  # mixtral MoE: 4 experts, top-2, capacity factor 1.25
+    ("tiny-moe-0.5m", {"architecture": {"capacity_factor": None, "num_experts": 8, "num_experts_per_tok": 3}}),
 ]
 
 
@@ -49,8 +52,10 @@ def test_flops_and_params_match_maxtext(model_name, overrides, mixture, tmp_path
 
     spec = TrainingRunSpec(run_name=f"check-{model_name}", model=model_name, mixture=mixture.name,
                            budget={"steps": 100}, maxtext_overrides=overrides)
-    if "remat_policy" in overrides:
-        spec = spec.model_copy(update={"model": spec.model.model_copy(update=overrides), "maxtext_overrides": {}})
+    if overrides:  # recipe fields, not MaxText keys: rebuild the model recipe with them
+        model = spec.model.model_dump()
+        model.update({k: {**model[k], **v} if isinstance(v, dict) else v for k, v in overrides.items()})
+        spec = spec.model_copy(update={"model": type(spec.model).model_validate(model), "maxtext_overrides": {}})
     report = plan_run(spec, mixture)
     keys = maxtext_keys(spec, mixture, run_paths(Storage(str(tmp_path)), spec))
     config = _maxtext_config(write_maxtext_yaml(keys, tmp_path / "maxtext.yml"))
@@ -58,6 +63,11 @@ def test_flops_and_params_match_maxtext(model_name, overrides, mixture, tmp_path
     total_tflops, _, _ = calculate_tflops_training_per_device(config, log=False)
     assert report.flops_per_device_step == pytest.approx(total_tflops * 1e12, rel=1e-9)
     assert report.num_params == _maxtext_param_count(config)
+    assert config.decoder_block.value == spec.model.architecture.decoder_block
+    if config.num_experts > 1:  # MoE: FLOPs follow the active experts, memory holds them all
+        assert report.active_params < report.num_params
+        assert (config.num_experts, config.num_experts_per_tok) == (
+            spec.model.architecture.num_experts, spec.model.architecture.num_experts_per_tok)
     assert config.learning_rate_schedule_steps == config.steps == 100  # pinned for exact resume
     assert config.vocab_size == report.vocab_size >= mixture.tokenizer_vocab_size
 

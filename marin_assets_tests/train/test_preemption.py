@@ -4,6 +4,9 @@ the same final checkpoint hash as an uninterrupted run (the committed baseline's
 
 Also: a trainer whose launcher is killed -9 exits by itself (parent-death signal), leaving a stale
 lease that the next run takes over, resuming from the trainer's last checkpoint.
+
+Both tests run for the dense tiny model and for the tiny mixtral MoE (its router and expert weights
+must come back exactly, too).
 """
 
 import json
@@ -34,7 +37,9 @@ pytestmark = pytest.mark.slow
 BASELINES = Path(__file__).parent / "baselines"
 TINY = {"model": "tiny-0.2m", "mixture": "tiny", "budget": {"steps": 61}, "eval": {"interval": 30},
         "checkpoint": {"period": 10}, "log_period": 5, "resources": {"accelerator": "cpu", "memory_gib": 4}}
-RUNS = TrainingRuns(runs={"tiny-reference": TINY, "tiny-preempted": TINY, "tiny-orphaned": TINY})
+MODELS = {"tiny": TINY, "moe": {**TINY, "model": "tiny-moe-0.5m"}}  # run-name prefix -> run entry
+RUNS = TrainingRuns(runs={f"{prefix}-{role}": run for prefix, run in MODELS.items()
+                          for role in ("reference", "preempted", "orphaned")})
 TRAINER = "marin_assets.train.maxtext_entry"
 
 
@@ -60,16 +65,21 @@ def materialize(env, run_name, selection=("training_plan", "training_run"), logs
         return result
 
 
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def prefix(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def uninterrupted_hash(env, tmp_path_factory):
-    """The final checkpoint hash of an uninterrupted run of TINY on the same data: test_training_e2e's
+def uninterrupted_hash(env, prefix, tmp_path_factory):
+    """The final checkpoint hash of an uninterrupted run of the same entry on the same data: test_training_e2e's
     (same config, this session) when it has published one, else trained here."""
-    folder, key = session_dir(tmp_path_factory), run_key(TINY, env["root"] / "mixtures" / "tiny")
+    folder, key = session_dir(tmp_path_factory), run_key(MODELS[prefix], env["root"] / "mixtures" / "tiny")
     known = published_hash(folder, key)
     if known is not None:
         return known
-    assert materialize(env, "tiny-reference").success
-    trained = json.loads((env["root"] / "training" / "tiny-reference" / "final" / "result.json").read_text())[
+    assert materialize(env, f"{prefix}-reference").success
+    trained = json.loads((env["root"] / "training" / f"{prefix}-reference" / "final" / "result.json").read_text())[
         "checkpoint_hash"]
     publish_hash(folder, key, trained)
     return trained
@@ -91,11 +101,11 @@ def last_logged_step(run_dir: Path) -> int:
     return max(steps)
 
 
-def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrupted_hash(env, uninterrupted_hash):
-    run_dir = env["root"] / "training" / "tiny-preempted"
+def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrupted_hash(env, prefix, uninterrupted_hash):
+    run_dir = env["root"] / "training" / f"{prefix}-preempted"
     at_step = random.Random().randint(3, 55)
     outcome = {}
-    thread = threading.Thread(target=lambda: outcome.update(result=materialize(env, "tiny-preempted")))
+    thread = threading.Thread(target=lambda: outcome.update(result=materialize(env, f"{prefix}-preempted")))
     thread.start()
     signalled, deadline = None, time.monotonic() + 600
     while signalled is None and thread.is_alive() and time.monotonic() < deadline:
@@ -118,13 +128,14 @@ def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrup
     assert not (run_dir / LEASE_FILE).exists()  # released after the run
 
 
-def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(env, uninterrupted_hash):
-    run_dir = env["root"] / "training" / "tiny-orphaned"
-    assert materialize(env, "tiny-orphaned", selection=("training_plan",)).success
+def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(env, prefix, uninterrupted_hash):
+    run_name = f"{prefix}-orphaned"
+    run_dir = env["root"] / "training" / run_name
+    assert materialize(env, run_name, selection=("training_plan",)).success
     script = ("import sys; from pathlib import Path; from marin_assets_tests.train import test_preemption as t; "
               "env = {'root': Path(sys.argv[1]), 'assets': t.assets_for_subprocess()}; "
-              "t.materialize(env, 'tiny-orphaned', selection=('training_run',))")
-    launcher = subprocess.Popen([sys.executable, "-c", script, str(env["root"])], env={**os.environ})
+              "t.materialize(env, sys.argv[2], selection=('training_run',))")
+    launcher = subprocess.Popen([sys.executable, "-c", script, str(env["root"]), run_name], env={**os.environ})
     try:
         deadline = time.monotonic() + 600
         while (latest_checkpoint_step(str(run_dir / "checkpoints")) or 0) < 10 and time.monotonic() < deadline:
@@ -147,7 +158,7 @@ def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(e
     assert checkpointed is not None and before_kill < checkpointed < 60
 
     logs = []
-    second = materialize(env, "tiny-orphaned", selection=("training_run",), logs=logs)
+    second = materialize(env, run_name, selection=("training_run",), logs=logs)
     assert second.success
     warnings = [m for m in logs if "took over the stale lease" in m]
     assert warnings and f"pid {launcher.pid}" in warnings[0]

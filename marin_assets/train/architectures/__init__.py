@@ -1,0 +1,31 @@
+"""Registered decoder architectures, keyed by the `kind` a model recipe names (default llama2).
+
+Adding one: a module here whose class subclasses base.DecoderArchitecture and is decorated with
+`@register("<kind>")`, plus its import below (static, so the training assets' code version covers
+it; `test_architectures` fails when a module of this folder is not imported here).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Union
+
+from pydantic import Discriminator, SerializeAsAny, Tag
+
+from marin_assets.train.architectures import llama2, mixtral, qwen3  # noqa: F401  (they register)
+from marin_assets.train.architectures.base import (ARCHITECTURES, DEFAULT_KIND, DecoderArchitecture,
+                                                   StepFlops)
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return value.get("kind", DEFAULT_KIND)
+    return getattr(value, "kind", DEFAULT_KIND)
+
+
+# The recipe field type: the registered class picked by `kind`; errors name architecture.<kind>.<field>.
+Architecture = SerializeAsAny[Annotated[
+    Union[tuple(Annotated[cls, Tag(kind)] for kind, cls in sorted(ARCHITECTURES.items()))],
+    Discriminator(_kind_of),
+]]
+
+__all__ = ["ARCHITECTURES", "Architecture", "DecoderArchitecture", "StepFlops"]
