@@ -28,6 +28,7 @@ from marin_assets.core.hashing import hash_json
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import MANIFEST_NAME, Storage, superseded_name
 from marin_assets.train.checkpoints import latest_checkpoint_step
+from marin_assets.train.gpu_environment import require_gpu_environment
 from marin_assets.train.lease import HEARTBEAT_S, LEASE_FILE, STALE_AFTER_S, RunLease, lease_env
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
@@ -58,6 +59,10 @@ def launch_local(
         raise TrainingError("launch_local needs a local storage root; TPU runs go through the Kubernetes launcher")
     report = plan_run(spec, mixture_info)
     require_fits(report)
+    if spec.resources.accelerator == "gpu":
+        res = spec.resources
+        kinds = require_gpu_environment(res.chips_per_host, res.gpu_type, res.process_env())
+        context.log.info(f"{spec.run_name}: training on {len(kinds)} GPU(s): {', '.join(kinds)}")
     paths = run_paths(storage, spec, output_parts)
     keys = maxtext_keys(spec, mixture_info, paths)
     wandb = wandb_settings()
