@@ -72,16 +72,19 @@ def launch_local(
     # One writer per run folder: a live lease makes this run wait (its trainer may still be
     # checkpointing after a SIGTERM), a stale one (dead pids, old heartbeat) is taken over.
     lease = RunLease(paths.run_dir, context.run_id)
+    lease_from = time.monotonic()
     lease.acquire(wait_s=STALE_AFTER_S + HEARTBEAT_S)
+    waiting_s = queued_s(context) + time.monotonic() - lease_from
     if lease.taken_over is not None:
         context.log.warning(f"{spec.run_name}: took over the stale lease of {lease.taken_over.describe()}")
     try:
-        return _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease)
+        return _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease, waiting_s)
     finally:
         lease.release()
 
 
-def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease) -> TrainingResult:
+def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease,
+                       waiting_s: float = 0.0) -> TrainingResult:
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
     identity = _input_identity(storage, spec, mixture_info)
@@ -126,10 +129,34 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
     if not messages:
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
-    result = collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+    result = collect_result(spec, paths, report, summary, config_path, wall, resumed_from, waiting_s)
     if "finished_at" in summary:
         result.exit_s = round(max(0.0, exited_at - summary["finished_at"]), 3)
+    write_efficiency_scalars(paths.tensorboard_dir, spec.final_step, result.efficiency)
     return result
+
+
+def queued_s(context: dg.AssetExecutionContext) -> float:
+    """How long this Dagster run waited in the queue (for a pool slot) before it started."""
+    record = context.instance.get_run_record_by_id(context.run.run_id)
+    if record is None or record.start_time is None or record.create_timestamp is None:
+        return 0.0
+    return max(0.0, record.start_time - record.create_timestamp.timestamp())
+
+
+def write_efficiency_scalars(tensorboard_dir: str, step: int, efficiency: dict) -> None:
+    """MFU, goodput, badput by cause and memory into the run's TensorBoard, beside MaxText's own scalars."""
+    from tensorboardX import SummaryWriter
+
+    values = {"efficiency/mfu": efficiency.get("mfu"), "efficiency/goodput": efficiency.get("goodput"),
+              "efficiency/tokens_per_s": efficiency.get("tokens_per_s"),
+              "efficiency/peak_memory_gib": (efficiency.get("memory", {}).get("measured_bytes") or 0) / 1024**3 or None,
+              "efficiency/memory_estimate_gib": (efficiency.get("memory", {}).get("estimate_bytes") or 0) / 1024**3 or None}
+    values.update({f"badput_s/{k}": v for k, v in (efficiency.get("badput_s") or {}).items()})
+    with SummaryWriter(f"{tensorboard_dir}/efficiency") as writer:
+        for tag, value in values.items():
+            if value is not None:
+                writer.add_scalar(tag, value, step)
 
 
 def set_aside(run_dir: str) -> str:

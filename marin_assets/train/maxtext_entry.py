@@ -25,7 +25,9 @@ import traceback
 import yaml
 
 from marin_assets.train import trainer_guard
+from marin_assets.train.attempt_timeline import AttemptClock, append_attempt
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
+from marin_assets.train.device_memory import cpu_peak_tflops, peak_device_memory
 from marin_assets.train.lease import lease_from_env
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
 from marin_assets.train.trainer_quiet import quiet_optional_dependencies
@@ -45,8 +47,9 @@ PREEMPTED_MARKER = "TrainingPreempted: "  # the launcher reads this line from th
 class ProgressHandler(logging.Handler):
     """Sees every log record of the training process; forwards progress, keeps the outcome."""
 
-    def __init__(self, report, steps: int, log_file: str | None):
+    def __init__(self, report, steps: int, log_file: str | None, clock: AttemptClock | None = None):
         super().__init__()
+        self.clock = clock
         self.report = report
         self.every = max(1, steps // PROGRESS_LINES)
         self.final_step = steps - 1
@@ -63,6 +66,8 @@ class ProgressHandler(logging.Handler):
         if self.file:
             self.file.write(self.format(record) + "\n")
         parsed = parse_line(message)
+        if self.clock is not None:
+            self.clock.observe(message, parsed)
         if isinstance(parsed, StepMetric):
             self.last_step = parsed.step
             if parsed.step % self.every == 0 or parsed.step == self.final_step:
@@ -89,10 +94,12 @@ def run(config_path: str, log_file: str | None) -> dict:
     trainer_guard.start_watchdog(parent, lease_from_env())
     keys = yaml.safe_load(open(config_path))
     steps = int(keys["steps"])
-    checkpoints_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}/checkpoints"
+    run_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}"
+    checkpoints_dir = f"{run_dir}/checkpoints"
     with _pipes() as pipes:
         report = pipes.log.info if pipes else (lambda msg: print(msg, file=sys.stderr, flush=True))
-        handler = ProgressHandler(report, steps, log_file)
+        clock = AttemptClock()
+        handler = ProgressHandler(report, steps, log_file, clock)
         logging.getLogger().addHandler(handler)
         from absl import logging as absl_logging
 
@@ -102,22 +109,35 @@ def run(config_path: str, log_file: str | None) -> dict:
         from maxtext.trainers.pre_train import train
 
         trainer_guard.preemption_checkpoints(preemption)
-        train.main(["train", config_path])
+        try:
+            train.main(["train", config_path])
+        except BaseException:
+            append_attempt(run_dir, clock.finish("failed", None))
+            raise
         maxtext_s = time.monotonic() - started
+        # before anything else runs here: the peak is the training's, not the per-domain eval's
+        peak = peak_device_memory()
+        cpu_peak = cpu_peak_tflops() if keys.get("hardware") == "cpu" else None
         wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
         if preemption.checkpoint_step is not None:
             logging.getLogger(__name__).error(
                 "%spreempted by %s after step %d; checkpoint %d saved, a retry resumes from it",
                 PREEMPTED_MARKER, preemption.signal_name, preemption.checkpoint_step, preemption.checkpoint_step)
+            append_attempt(run_dir, clock.finish("preempted", peak))
             sys.exit(EXIT_PREEMPTED)
         try:
             summary = _verify(handler, checkpoints_dir, steps)
         except TrainingFailed as exc:
             logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
+            append_attempt(run_dir, clock.finish("failed", peak))
             raise
+        summary["peak_memory_bytes"], summary["peak_memory_source"] = peak
+        summary["cpu_peak"] = cpu_peak
+        maxtext_end = clock.clock()
         summary.update(_domain_eval(config_path, keys, report))
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
+        append_attempt(run_dir, clock.finish("finished", peak, maxtext_end))
         summary["finished_at"] = time.time()  # after this, only interpreter/JAX teardown (the bare command's too)
         if wandb_run is not None:
             report(f"W&B: {describe(wandb_run, None)}")
