@@ -89,6 +89,8 @@ class ScalingRecipe(Recipe):
     heldout: HeldoutRun | None = None
     target_multipliers: list[float] = [10, 100, 1000]  # x the largest fitted budget
     fit: FitSettings = FitSettings()
+    profile_steps: int = Field(default=6, ge=2)   # scaling_profile: real steps per size (the first compiles)
+    max_device_hours: float | None = Field(default=None, gt=0)  # scaling_plan refuses a suite estimated above it
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -229,6 +229,14 @@ def profile_local(
     context: dg.AssetExecutionContext, spec: TrainingRunSpec, mixture_info: MixtureLike, steps: int, scratch_root: str
 ) -> ProfileEstimate:
     """Train `steps` steps of the run's exact model/batch in a scratch folder; extrapolate the full run."""
+    measured = measure_profile(context, spec, mixture_info, steps, scratch_root)
+    return extrapolate(measured["step_seconds"], spec.steps, spec.resources.num_devices())
+
+
+def measure_profile(
+    context: dg.AssetExecutionContext, spec: TrainingRunSpec, mixture_info: MixtureLike, steps: int, scratch_root: str
+) -> dict:
+    """A few real steps of the run's model on its resources: step times, start-up/compile time, peak memory."""
     probe = spec.model_copy(update={
         "run_name": f"{spec.run_name}-profile",
         "budget": Budget(steps=steps),
@@ -243,4 +251,17 @@ def profile_local(
         step_seconds = [v for _, v in series(read_scalars(result.tensorboard_dir), "perf/step_time_seconds")]
     finally:
         shutil.rmtree(paths.run_dir, ignore_errors=True)
-    return extrapolate(step_seconds, spec.steps, spec.resources.num_devices())
+    eff, memory = result.efficiency, result.efficiency.get("memory") or {}
+    estimate = extrapolate(step_seconds, steps, spec.resources.num_devices())
+    return {
+        "steps": steps,
+        "step_seconds": step_seconds,
+        "median_step_s": estimate.median_step_s,
+        "startup_compile_s": (eff.get("badput_s") or {}).get("startup_compile"),
+        "peak_memory_bytes": memory.get("measured_bytes"),
+        "memory_estimate_bytes": memory.get("estimate_bytes"),
+        "memory_source": memory.get("source"),
+        "num_devices": spec.resources.num_devices(),
+        "tokens_per_s": eff.get("tokens_per_s"),
+        "mfu": eff.get("mfu"),
+    }
