@@ -16,7 +16,7 @@ from marin_assets.scaling import suite, suite_plan
 from marin_assets.scaling.outputs import GROUP
 from marin_assets.scaling.run_results import output_parts
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
-from marin_assets.train import local_launcher
+from marin_assets.train import local_launcher, maxtext_entry, run_folder, run_result
 from marin_assets.train.launchers import MIXTURE_ASSET, mixture_for
 
 PROFILE_FILE, PLAN_FILE = "profile.json", "plan.json"
@@ -39,7 +39,8 @@ def build_profile_assets(recipe: ScalingRecipe, runs: list[SuiteRun]) -> list[dg
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping({recipe.mixture: sizes}))
     section = recipe.model_dump(mode="json", include={"seq_len", "global_batch_size", "vocab_size", "sizes",
                                                       "profile_steps", "mixture"})
-    profile_version = code_version(section, suite, local_launcher)
+    # what decides the measurement (the trainer and its result), not the launcher's wiring
+    profile_version = code_version(section, suite, maxtext_entry, run_result, run_folder)
 
     @dg.asset(name="scaling_profile", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep],
               code_version=profile_version, kinds={"maxtext"}, pool="training",
