@@ -112,9 +112,9 @@ def run(config_path: str, log_file: str | None) -> dict:
         try:
             train.main(["train", config_path])
         except BaseException:
-            append_attempt(run_dir, clock.finish("failed", None))
+            _record_attempt(run_dir, clock.finish("failed", None))
             raise
-        maxtext_s = time.monotonic() - started
+        maxtext_s, maxtext_end = time.monotonic() - started, clock.clock()
         # before anything else runs here: the peak is the training's, not the per-domain eval's
         peak = peak_device_memory()
         cpu_peak = cpu_peak_tflops() if keys.get("hardware") == "cpu" else None
@@ -123,21 +123,20 @@ def run(config_path: str, log_file: str | None) -> dict:
             logging.getLogger(__name__).error(
                 "%spreempted by %s after step %d; checkpoint %d saved, a retry resumes from it",
                 PREEMPTED_MARKER, preemption.signal_name, preemption.checkpoint_step, preemption.checkpoint_step)
-            append_attempt(run_dir, clock.finish("preempted", peak))
+            _record_attempt(run_dir, clock.finish("preempted", peak, maxtext_end))
             sys.exit(EXIT_PREEMPTED)
         try:
             summary = _verify(handler, checkpoints_dir, steps)
         except TrainingFailed as exc:
             logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
-            append_attempt(run_dir, clock.finish("failed", peak))
+            _record_attempt(run_dir, clock.finish("failed", peak, maxtext_end))
             raise
         summary["peak_memory_bytes"], summary["peak_memory_source"] = peak
         summary["cpu_peak"] = cpu_peak
-        maxtext_end = clock.clock()
         summary.update(_domain_eval(config_path, keys, report))
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
-        append_attempt(run_dir, clock.finish("finished", peak, maxtext_end))
+        _record_attempt(run_dir, clock.finish("finished", peak, maxtext_end))
         summary["finished_at"] = time.time()  # after this, only interpreter/JAX teardown (the bare command's too)
         if wandb_run is not None:
             report(f"W&B: {describe(wandb_run, None)}")
@@ -145,6 +144,18 @@ def run(config_path: str, log_file: str | None) -> dict:
             pipes.report_custom_message(summary)
         report(f"training finished: checkpoint {summary['checkpoint_step']} hash {summary['checkpoint_hash'][:16]}")
         return summary
+
+
+def _record_attempt(run_dir: str, attempt) -> None:
+    """The lead process records the attempt (on a slice every host would write the same timeline)."""
+    import jax
+
+    try:
+        lead = jax.process_index() == 0
+    except Exception:  # noqa: BLE001 - no backend came up: this process is the only one that can say why
+        lead = True
+    if lead:
+        append_attempt(run_dir, attempt)
 
 
 def _domain_eval(config_path: str, keys: dict, report) -> dict:
