@@ -48,7 +48,10 @@ if [ ! -x "$REPO/.tools/bin/uv" ]; then
   "$REPO/.tools/bin/pip" install --quiet --disable-pip-version-check "uv==0.13.9"
 fi
 UV="$REPO/.tools/bin/uv"
-"$UV" sync --quiet --locked --python "$PYTHON312" --project "$REPO" --all-groups
+# MARIN_EXTRAS=gpu (comma-separated): also the optional extras (gpu: JAX's CUDA plugin; see pyproject.toml).
+EXTRAS=() MARIN_EXTRAS="${MARIN_EXTRAS:-}"
+for extra in ${MARIN_EXTRAS//,/ }; do EXTRAS+=(--extra "$extra"); done
+"$UV" sync --quiet --locked --python "$PYTHON312" --project "$REPO" --all-groups ${EXTRAS[@]+"${EXTRAS[@]}"}
 
 # Bytecode for the installed packages, once per lockfile: uv installs none, and where
 # PYTHONDONTWRITEBYTECODE is set no process ever writes any, so every trainer, `dagster` CLI and

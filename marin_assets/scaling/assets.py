@@ -17,6 +17,7 @@ from marin_assets.scaling import results, run_results, suite, suite_observations
 from marin_assets.scaling.comparison_assets import build_comparison_asset
 from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.heldout import build_heldout_assets
+from marin_assets.scaling.profile_assets import build_profile_assets, require_planned_within_budget
 from marin_assets.scaling.outputs import GROUP, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, suite_runs, target_budgets
 from marin_assets.train import bits_per_byte, domain_eval, eval_set_texts, maxtext_entry, run_folder, run_result
@@ -44,6 +45,7 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
         context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
     ) -> dg.MaterializeResult:
         run = by_key[context.partition_key]
+        require_planned_within_budget(storage.storage, recipe)  # a budgeted suite trains only within its plan
         parts = results.run_parts(name, run.key)
         return train_and_record(context, storage.storage, recipe, run, parts, run_version, tpu_launcher)
 
@@ -51,7 +53,7 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     fits = build_fit_assets(
         name, recipe.fit, all_runs, lambda st: suite_observations.observations_for(st, recipe, runs),
         lambda iso: target_budgets(recipe), target_budgets(recipe), reader=suite_observations)
-    assets = [scaling_run, *fits]
+    assets = [scaling_run, *fits, *build_profile_assets(recipe, runs + ([held] if held else []))]
     if recipe.compare_with:
         assets.append(build_comparison_asset(recipe, all_runs))
     if held is not None:

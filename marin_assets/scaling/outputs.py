@@ -55,7 +55,8 @@ def train_and_record(
                "started_at": started_at, "wall_s": trained.wall_s, "tokens_per_s": trained.tokens_per_s,
                **run_results.data_repetition(mixture.sources, run.D),
                **run_evaluation(trained, mixture),
-               "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s},
+               "domain_eval_error": trained.domain_eval_error, "domain_eval_s": trained.domain_eval_s,
+               "efficiency": trained.efficiency},
     )
     with st.atomic_dir(*parts) as staged:
         staged.write_json(payload, run_results.RESULT_FILE)

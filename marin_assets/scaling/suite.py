@@ -67,6 +67,8 @@ class ScalingRecipe(Recipe):
     # Another suite's recipe (e.g. scaling/cpu_suite.yaml): scaling_comparison sets this suite against it
     # at equal compute (its runs are read from storage, trained under that recipe).
     compare_with: str | None = None
+    profile_steps: int = Field(default=6, ge=2)   # scaling_profile: real steps per size (the first compiles)
+    max_device_hours: float | None = Field(default=None, gt=0)  # scaling_plan refuses a suite estimated above it
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -22,8 +22,8 @@ from marin_assets.train import (bits_per_byte, domain_eval, eval_set_texts, maxt
                                 routing_stats, run_folder, run_result)
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET, launch, mixture_for
 from marin_assets.train.local_launcher import profile_local
-from marin_assets.train.report import (PLOT_FILE, domain_metadata, preflight_metadata, result_metadata,
-                                       routing_metadata, write_result_files)
+from marin_assets.train.report import (PLOT_FILE, domain_metadata, efficiency_summary_line, preflight_metadata,
+                                       result_metadata, routing_metadata, write_result_files)
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_folder import plan_run, run_paths
@@ -126,7 +126,8 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
                 context, staged, recipe=spec, code_version=run_version,
                 output_hash=result.checkpoint_hash,
                 devices=[f"{spec.resources.accelerator} x{spec.resources.num_devices()}"],
-                stats={"final_eval_loss": result.final_eval_loss, "checkpoint_step": result.checkpoint_step,
+                stats={"efficiency": efficiency_summary_line(result.efficiency),
+                       "final_eval_loss": result.final_eval_loss, "checkpoint_step": result.checkpoint_step,
                        "mixture_tokenizer_hash": mixture.tokenizer_hash,
                        "bpb": evaluation["metrics"].get("bpb") or "none"},
                 extra_metadata={**result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),

@@ -69,7 +69,17 @@ def build_training_checks(
         result = storage.storage.read_json(layout.TRAINING, context.partition_key, layout.FINAL_DIR, "result.json")
         return routing_check_result(result)
 
-    return [preflight_fits, loss_matches_baseline, routing_balanced]
+    @dg.asset_check(
+        asset=training_run, name="memory_estimate_close", partitions_def=partitions,
+        description="The trainer's measured peak memory (GPU/TPU: the device's peak_bytes_in_use; CPU: the "
+                    "process' peak RSS) is within recipes/training/efficiency.yaml memory_tolerance of preflight's "
+                    "estimate; warns otherwise (the memory model needs correcting before a larger run relies on it).",
+    )
+    def memory_estimate_close(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
+        result = storage.storage.read_json(layout.TRAINING, context.partition_key, layout.FINAL_DIR, "result.json")
+        return memory_check_result((result.get("efficiency") or {}).get("memory") or {})
+
+    return [preflight_fits, loss_matches_baseline, routing_balanced, memory_estimate_close]
 
 
 def routing_check_result(result: dict) -> dg.AssetCheckResult:
@@ -85,6 +95,21 @@ def routing_check_result(result: dict) -> dg.AssetCheckResult:
         passed=not collapsed,
         description="; ".join(collapsed) + f" (limit {limit:.0%})" if collapsed else f"every expert <= {limit:.0%}",
         metadata={"max_share": stats["max_share"], "limit": limit},
+    )
+
+
+def memory_check_result(memory: dict) -> dg.AssetCheckResult:
+    measured, estimate, ratio = memory.get("measured_bytes"), memory.get("estimate_bytes"), memory.get("ratio")
+    if ratio is None:
+        return dg.AssetCheckResult(passed=True, severity=dg.AssetCheckSeverity.WARN,
+                                   description="peak memory was not measured for this run", metadata={"measured": "none"})
+    text = (f"measured {measured / 1024**3:.3f} GiB vs estimated {estimate / 1024**3:.3f} GiB "
+            f"(ratio {ratio:.3f}, tolerance {memory['tolerance']:.0%}; {memory.get('source')})")
+    return dg.AssetCheckResult(
+        passed=bool(memory["within"]), severity=dg.AssetCheckSeverity.WARN,
+        description=text if memory["within"] else f"memory estimate off: {text}; correct train/memory_model.py or preflight",
+        metadata={"measured_gib": measured / 1024**3, "estimate_gib": estimate / 1024**3, "ratio": ratio,
+                  "tolerance": memory["tolerance"]},
     )
 
 

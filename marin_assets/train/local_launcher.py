@@ -28,6 +28,7 @@ from marin_assets.core.hashing import hash_json
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import MANIFEST_NAME, Storage, superseded_name
 from marin_assets.train.checkpoints import latest_checkpoint_step
+from marin_assets.train.gpu_environment import require_gpu_environment
 from marin_assets.train.lease import HEARTBEAT_S, LEASE_FILE, STALE_AFTER_S, RunLease, lease_env
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
@@ -58,6 +59,10 @@ def launch_local(
         raise TrainingError("launch_local needs a local storage root; TPU runs go through the Kubernetes launcher")
     report = plan_run(spec, mixture_info)
     require_fits(report)
+    if spec.resources.accelerator == "gpu":
+        res = spec.resources
+        kinds = require_gpu_environment(res.chips_per_host, res.gpu_type, res.process_env())
+        context.log.info(f"{spec.run_name}: training on {len(kinds)} GPU(s): {', '.join(kinds)}")
     paths = run_paths(storage, spec, output_parts)
     keys = maxtext_keys(spec, mixture_info, paths)
     wandb = wandb_settings()
@@ -67,16 +72,19 @@ def launch_local(
     # One writer per run folder: a live lease makes this run wait (its trainer may still be
     # checkpointing after a SIGTERM), a stale one (dead pids, old heartbeat) is taken over.
     lease = RunLease(paths.run_dir, context.run_id)
+    lease_from = time.monotonic()
     lease.acquire(wait_s=STALE_AFTER_S + HEARTBEAT_S)
+    waiting_s = queued_s(context) + time.monotonic() - lease_from
     if lease.taken_over is not None:
         context.log.warning(f"{spec.run_name}: took over the stale lease of {lease.taken_over.describe()}")
     try:
-        return _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease)
+        return _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease, waiting_s)
     finally:
         lease.release()
 
 
-def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease) -> TrainingResult:
+def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys, wandb, lease,
+                       waiting_s: float = 0.0) -> TrainingResult:
     resumed_from = latest_checkpoint_step(paths.checkpoints_dir)
     config_path = f"{paths.run_dir}/maxtext.yml"
     identity = _input_identity(storage, spec, mixture_info)
@@ -121,10 +129,34 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
     if not messages:
         raise TrainingError(f"training process for {spec.run_name} exited without a result; log: {log_file}")
     summary = messages[-1]
-    result = collect_result(spec, paths, report, summary, config_path, wall, resumed_from)
+    result = collect_result(spec, paths, report, summary, config_path, wall, resumed_from, waiting_s)
     if "finished_at" in summary:
         result.exit_s = round(max(0.0, exited_at - summary["finished_at"]), 3)
+    write_efficiency_scalars(paths.tensorboard_dir, spec.final_step, result.efficiency)
     return result
+
+
+def queued_s(context: dg.AssetExecutionContext) -> float:
+    """How long this Dagster run waited in the queue (for a pool slot) before it started."""
+    record = context.instance.get_run_record_by_id(context.run.run_id)
+    if record is None or record.start_time is None or record.create_timestamp is None:
+        return 0.0
+    return max(0.0, record.start_time - record.create_timestamp.timestamp())
+
+
+def write_efficiency_scalars(tensorboard_dir: str, step: int, efficiency: dict) -> None:
+    """MFU, goodput, badput by cause and memory into the run's TensorBoard, beside MaxText's own scalars."""
+    from tensorboardX import SummaryWriter
+
+    values = {"efficiency/mfu": efficiency.get("mfu"), "efficiency/goodput": efficiency.get("goodput"),
+              "efficiency/tokens_per_s": efficiency.get("tokens_per_s"),
+              "efficiency/peak_memory_gib": (efficiency.get("memory", {}).get("measured_bytes") or 0) / 1024**3 or None,
+              "efficiency/memory_estimate_gib": (efficiency.get("memory", {}).get("estimate_bytes") or 0) / 1024**3 or None}
+    values.update({f"badput_s/{k}": v for k, v in (efficiency.get("badput_s") or {}).items()})
+    with SummaryWriter(f"{tensorboard_dir}/efficiency") as writer:
+        for tag, value in values.items():
+            if value is not None:
+                writer.add_scalar(tag, value, step)
 
 
 def set_aside(run_dir: str) -> str:
@@ -197,6 +229,14 @@ def profile_local(
     context: dg.AssetExecutionContext, spec: TrainingRunSpec, mixture_info: MixtureLike, steps: int, scratch_root: str
 ) -> ProfileEstimate:
     """Train `steps` steps of the run's exact model/batch in a scratch folder; extrapolate the full run."""
+    measured = measure_profile(context, spec, mixture_info, steps, scratch_root)
+    return extrapolate(measured["step_seconds"], spec.steps, spec.resources.num_devices())
+
+
+def measure_profile(
+    context: dg.AssetExecutionContext, spec: TrainingRunSpec, mixture_info: MixtureLike, steps: int, scratch_root: str
+) -> dict:
+    """A few real steps of the run's model on its resources: step times, start-up/compile time, peak memory."""
     probe = spec.model_copy(update={
         "run_name": f"{spec.run_name}-profile",
         "budget": Budget(steps=steps),
@@ -211,4 +251,17 @@ def profile_local(
         step_seconds = [v for _, v in series(read_scalars(result.tensorboard_dir), "perf/step_time_seconds")]
     finally:
         shutil.rmtree(paths.run_dir, ignore_errors=True)
-    return extrapolate(step_seconds, spec.steps, spec.resources.num_devices())
+    eff, memory = result.efficiency, result.efficiency.get("memory") or {}
+    estimate = extrapolate(step_seconds, steps, spec.resources.num_devices())
+    return {
+        "steps": steps,
+        "step_seconds": step_seconds,
+        "median_step_s": estimate.median_step_s,
+        "startup_compile_s": (eff.get("badput_s") or {}).get("startup_compile"),
+        "peak_memory_bytes": memory.get("measured_bytes"),
+        "memory_estimate_bytes": memory.get("estimate_bytes"),
+        "memory_source": memory.get("source"),
+        "num_devices": spec.resources.num_devices(),
+        "tokens_per_s": eff.get("tokens_per_s"),
+        "mfu": eff.get("mfu"),
+    }

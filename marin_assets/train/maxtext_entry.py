@@ -29,7 +29,9 @@ import yaml
 
 from marin_assets.train import trainer_guard
 from marin_assets.train.checkpoint_check import newest_good_checkpoint
+from marin_assets.train.attempt_timeline import AttemptClock, append_attempt
 from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_step, logical_hash
+from marin_assets.train.device_memory import cpu_peak_tflops, peak_device_memory
 from marin_assets.train.lease import lease_from_env
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
 from marin_assets.train.trainer_quiet import quiet_optional_dependencies
@@ -49,8 +51,9 @@ PREEMPTED_MARKER = "TrainingPreempted: "  # the launcher reads this line from th
 class ProgressHandler(logging.Handler):
     """Sees every log record of the training process; forwards progress, keeps the outcome."""
 
-    def __init__(self, report, steps: int, log_file: str | None):
+    def __init__(self, report, steps: int, log_file: str | None, clock: AttemptClock | None = None):
         super().__init__()
+        self.clock = clock
         self.report = report
         self.every = max(1, steps // PROGRESS_LINES)
         self.final_step = steps - 1
@@ -70,6 +73,8 @@ class ProgressHandler(logging.Handler):
             except OSError:  # a full disk must not turn every log call into a crash (the watchdog's too)
                 self.handleError(record)
         parsed = parse_line(message)
+        if self.clock is not None:
+            self.clock.observe(message, parsed)
         if isinstance(parsed, StepMetric):
             self.last_step = parsed.step
             if parsed.step % self.every == 0 or parsed.step == self.final_step:
@@ -96,10 +101,12 @@ def run(config_path: str, log_file: str | None) -> dict:
     trainer_guard.start_watchdog(parent, lease_from_env())
     keys = yaml.safe_load(open(config_path))
     steps = int(keys["steps"])
-    checkpoints_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}/checkpoints"
+    run_dir = f"{keys['base_output_directory'].rstrip('/')}/{keys['run_name']}"
+    checkpoints_dir = f"{run_dir}/checkpoints"
     with _pipes() as pipes:
         report = pipes.log.info if pipes else (lambda msg: print(msg, file=sys.stderr, flush=True))
-        handler = ProgressHandler(report, steps, log_file)
+        clock = AttemptClock()
+        handler = ProgressHandler(report, steps, log_file, clock)
         logging.getLogger().addHandler(handler)
         from absl import logging as absl_logging
 
@@ -112,25 +119,41 @@ def run(config_path: str, log_file: str | None) -> dict:
         verdict = newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))
         try:
             train.main(["train", config_path])
-        except Exception as exc:
+        except BaseException as exc:
+            with contextlib.suppress(OSError):  # a full disk must not hide the real failure
+                _record_attempt(run_dir, clock.finish("failed", None))
+            if not isinstance(exc, Exception):
+                raise
             with contextlib.suppress(OSError):  # none left unrestorable; never hides the real failure
                 newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))
             raise TrainingFailed(describe_failure(exc, checkpoints_dir)) from exc
-        maxtext_s = time.monotonic() - started
+        maxtext_s, maxtext_end = time.monotonic() - started, clock.clock()
+        # before anything else runs here: the peak is the training's, not the per-domain eval's
+        peak = peak_device_memory()
+        cpu_peak = cpu_peak_tflops() if keys.get("hardware") == "cpu" else None
         wandb_run = finish_run()  # MaxText opens a W&B run when configured but never finishes it
         if preemption.checkpoint_step is not None:
             logging.getLogger(__name__).error(
                 "%spreempted by %s after step %d; checkpoint %d saved, a retry resumes from it",
                 PREEMPTED_MARKER, preemption.signal_name, preemption.checkpoint_step, preemption.checkpoint_step)
+            _record_attempt(run_dir, clock.finish("preempted", peak, maxtext_end))
             sys.exit(EXIT_PREEMPTED)
-        summary = _verify(handler, checkpoints_dir, steps)
+        try:
+            summary = _verify(handler, checkpoints_dir, steps)
+        except TrainingFailed as exc:
+            logging.getLogger(__name__).error("TrainingFailed: %s", exc)  # lands in the run's log file
+            _record_attempt(run_dir, clock.finish("failed", peak, maxtext_end))
+            raise
         summary["resumed_from_step"] = verdict.step
         summary["damaged_checkpoints"] = {str(k): v for k, v in verdict.set_aside.items()}
+        summary["peak_memory_bytes"], summary["peak_memory_source"] = peak
+        summary["cpu_peak"] = cpu_peak
         summary.update(_domain_eval(config_path, keys, report))
         if int(keys.get("num_experts", 1)) > 1:
             summary.update(_routing(config_path, keys, report))
         summary["wandb"] = wandb_run
         summary["maxtext_s"] = round(maxtext_s, 3)  # what the bare MaxText command would also spend
+        _record_attempt(run_dir, clock.finish("finished", peak, maxtext_end))
         summary["finished_at"] = time.time()  # after this, only interpreter/JAX teardown (the bare command's too)
         if wandb_run is not None:
             report(f"W&B: {describe(wandb_run, None)}")
@@ -169,6 +192,18 @@ def free_space(path: str) -> str:
         path = os.path.dirname(path)
     usage = shutil.disk_usage(path or "/")
     return f"{usage.free} bytes free of {usage.total} on the file system of {path}"
+
+
+def _record_attempt(run_dir: str, attempt) -> None:
+    """The lead process records the attempt (on a slice every host would write the same timeline)."""
+    import jax
+
+    try:
+        lead = jax.process_index() == 0
+    except Exception:  # noqa: BLE001 - no backend came up: this process is the only one that can say why
+        lead = True
+    if lead:
+        append_attempt(run_dir, attempt)
 
 
 def _domain_eval(config_path: str, keys: dict, report) -> dict:

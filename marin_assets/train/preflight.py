@@ -170,7 +170,7 @@ def preflight(model: ModelRecipe, resources: ResourceConfig, tokenizer_vocab_siz
             problems.append(
                 f"needs ~{memory.total_bytes / GIB:.2f} GiB per device but {USABLE_MEMORY_FRACTION:.0%} of "
                 f"{memory.available_bytes / GIB:.2f} GiB is usable; lower global_batch_size, use remat_policy=full, "
-                f"raise parallelism.ici.fsdp or pick a larger tpu_type"
+                f"raise parallelism.ici.fsdp or pick a larger {'gpu_type' if resources.gpu_type else 'tpu_type'}"
             )
     return PreflightReport(
         num_params=count_params(model.architecture, vocab),

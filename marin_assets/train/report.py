@@ -67,6 +67,7 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
     image = base64.b64encode(plot_png).decode()
     final_dir = plot_path.rsplit("/", 1)[0]
     return {
+        **efficiency_metadata(result.efficiency),
         "final_eval_loss": dg.MetadataValue.float(round(result.final_eval_loss, 4)),
         "tokens_per_s": dg.MetadataValue.float(round(result.tokens_per_s or 0.0, 1)),
         "tflops_per_device": dg.MetadataValue.float(round(result.tflops_per_device or 0.0, 4)),
@@ -100,6 +101,34 @@ def moe_metadata(result: TrainingResult) -> dict:
     first, last = result.moe_lb_loss_curve[0][1], result.moe_lb_loss_curve[-1][1]
     return {"moe_lb_loss_first": dg.MetadataValue.float(round(first, 6)),
             "moe_lb_loss_last": dg.MetadataValue.float(round(last, 6))}
+
+
+def efficiency_summary_line(eff: dict) -> str:
+    """One line a researcher reads first: MFU, goodput, tokens/s, memory measured vs estimated."""
+    def pct(v):
+        return f"{v:.1%}" if isinstance(v, (int, float)) else "n/a"
+
+    memory = eff.get("memory") or {}
+    measured, estimate = memory.get("measured_bytes"), memory.get("estimate_bytes")
+    mem = (f"{measured / 1024**3:.2f} GiB measured vs {estimate / 1024**3:.2f} GiB estimated"
+           if measured and estimate else "memory not measured")
+    return (f"MFU {pct(eff.get('mfu'))} (peak {eff.get('peak_tflops') or 0:.3g} TFLOP/s per {eff.get('peak_per')}), "
+            f"goodput {pct(eff.get('goodput'))}, {eff.get('tokens_per_s') or 0:.0f} tokens/s, {mem}")
+
+
+def efficiency_metadata(eff: dict) -> dict:
+    if not eff:
+        return {}
+    memory = eff.get("memory") or {}
+    bad = eff.get("badput_s") or {}
+    return {
+        "mfu": dg.MetadataValue.float(round(eff["mfu"], 4) if eff.get("mfu") is not None else float("nan")),
+        "goodput": dg.MetadataValue.float(round(eff["goodput"], 4) if eff.get("goodput") is not None else float("nan")),
+        "badput_s": dg.MetadataValue.json(bad),
+        "peak_memory_gib": dg.MetadataValue.float(round((memory.get("measured_bytes") or 0) / 1024**3, 4)),
+        "memory_estimate_gib": dg.MetadataValue.float(round((memory.get("estimate_bytes") or 0) / 1024**3, 4)),
+        "peak_tflops_source": dg.MetadataValue.text(eff.get("peak_source") or "none"),
+    }
 
 
 def domain_metadata(staged: StagedOutput, evaluation: dict, error: str | None) -> dict:

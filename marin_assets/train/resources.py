@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import model_validator
 
 from marin_assets.core.recipes import Recipe
+from marin_assets.train.gpu_catalog import GpuSpec, gpu_spec
 from marin_assets.train.tpu_catalog import TpuSpec, tpu_spec
 
 # Mesh axes we expose; each maps to MaxText's `ici_<axis>_parallelism` / `dcn_<axis>_parallelism`.
@@ -75,6 +76,7 @@ class ResourceConfig(Recipe):
     accelerator: Literal["cpu", "gpu", "tpu"] = "cpu"
     tpu_type: str | None = None          # e.g. "v5litepod-16", "v4-32" (see tpu_catalog.TPU_TYPES)
     topology: str | None = None          # e.g. "4x4", "2x2x4"; filled from the catalog for TPUs
+    gpu_type: str | None = None          # e.g. "h100-80gb" (see gpu_catalog.GPU_TYPES); required for GPUs
     num_slices: int = 1
     hosts_per_slice: int = 1             # processes per slice (pods on Kubernetes)
     chips_per_host: int = 1              # JAX devices per process (CPU: simulated host devices)
@@ -105,6 +107,10 @@ class ResourceConfig(Recipe):
                 data[field] = value
         elif data.get("tpu_type"):
             raise ValueError(f"tpu_type is set but accelerator is {data.get('accelerator', 'cpu')!r}")
+        if data.get("accelerator") == "gpu":
+            data = _fill_gpu(data)
+        elif data.get("gpu_type"):
+            raise ValueError(f"gpu_type is set but accelerator is {data.get('accelerator', 'cpu')!r}")
         if data.get("memory_per_chip_gib") is None and data.get("memory_gib") is not None:
             data["memory_per_chip_gib"] = data["memory_gib"] / data.get("chips_per_host", 1)
         return data
@@ -119,6 +125,10 @@ class ResourceConfig(Recipe):
     @property
     def tpu(self) -> TpuSpec | None:
         return tpu_spec(self.tpu_type) if self.tpu_type else None
+
+    @property
+    def gpu(self) -> GpuSpec | None:
+        return gpu_spec(self.gpu_type) if self.gpu_type else None
 
     @property
     def devices_per_slice(self) -> int:
@@ -137,6 +147,8 @@ class ResourceConfig(Recipe):
 
     @property
     def peak_tflops_per_device(self) -> float | None:
+        if self.gpu:
+            return self.gpu.peak_bf16_tflops
         return self.tpu.peak_bf16_tflops_per_chip if self.tpu else None
 
     def resolved_mesh(self) -> dict[str, dict[str, int]]:
@@ -163,7 +175,13 @@ class ResourceConfig(Recipe):
                 "dtype": "float32",
             }
         if self.accelerator == "gpu":
-            return {"hardware": "gpu" if self.num_processes == 1 else "gpu_multiprocess", "dtype": "bfloat16"}
+            # As MaxText's configs/gpu/*: bf16 activations over float32 master weights (base.yml's
+            # weight_dtype); dot_product attention, as cudnn_flash_te needs TransformerEngine.
+            return {
+                "hardware": "gpu" if self.num_processes == 1 else "gpu_multiprocess",
+                "dtype": "bfloat16",
+                "attention": "dot_product",
+            }
         return {"hardware": "tpu", "dtype": "bfloat16"}
 
     def process_env(self) -> dict[str, str]:
@@ -175,4 +193,35 @@ class ResourceConfig(Recipe):
             env["JAX_PLATFORMS"] = "cpu"
             if self.chips_per_host > 1:
                 env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={self.chips_per_host}"
+        if self.accelerator == "gpu":
+            env.update(gpu_process_env(self.chips_per_host))
         return env
+
+
+# XLA flags of MaxText's own GPU scripts (inference/mlperf/gpu): overlap collectives with compute.
+GPU_XLA_FLAGS = "--xla_gpu_enable_latency_hiding_scheduler=true"
+GPU_MEMORY_FRACTION = 0.9  # XLA's preallocation; preflight's USABLE_MEMORY_FRACTION matches it
+
+
+def gpu_process_env(gpus: int) -> dict[str, str]:
+    """One process over the first `gpus` local GPUs, CUDA only (never a silent fall back to CPU)."""
+    return {
+        "JAX_PLATFORMS": "cuda",
+        "JAX_CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(gpus)),
+        "XLA_FLAGS": GPU_XLA_FLAGS,
+        "XLA_PYTHON_CLIENT_MEM_FRACTION": str(GPU_MEMORY_FRACTION),
+    }
+
+
+def _fill_gpu(data: dict) -> dict:
+    if not data.get("gpu_type"):
+        raise ValueError("gpu_type is required when accelerator is 'gpu' (e.g. h100-80gb); see train/gpu_catalog.py")
+    spec = gpu_spec(data["gpu_type"])
+    chips = data.get("chips_per_host", 1)
+    if isinstance(chips, int) and chips > spec.gpus_per_node:
+        raise ValueError(f"chips_per_host={chips} exceeds the {spec.gpus_per_node} GPUs of a {spec.machine_type} "
+                         f"node ({spec.name}); lower chips_per_host or raise hosts_per_slice")
+    given = data.get("memory_per_chip_gib")
+    if given is not None and abs(given - spec.memory_gib) > 1e-6:
+        raise ValueError(f"memory_per_chip_gib={given!r} contradicts gpu_type {spec.name} ({spec.memory_gib:.2f} GiB)")
+    return {**data, "memory_per_chip_gib": spec.memory_gib}

@@ -11,8 +11,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import asdict, dataclass, field
 
+from marin_assets.train.attempt_timeline import read_attempts
 from marin_assets.train.checkpoints import checkpoint_uri
+from marin_assets.train.efficiency import goodput, memory_check, mfu
 from marin_assets.train.maxtext_config import RunPaths
+from marin_assets.train.memory_model import load_efficiency_recipe, process_estimate_bytes
 from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.preflight import PreflightReport
 from marin_assets.train.runs import TrainingRunSpec
@@ -60,6 +63,7 @@ class TrainingResult:
     moe_lb_loss_curve: list[tuple[int, float]] = field(default_factory=list)  # MaxText learning/moe_lb_loss
     routing: dict = field(default_factory=dict)  # routing_stats.measure: per-layer expert shares, dropped fraction
     routing_error: str | None = None
+    efficiency: dict = field(default_factory=dict)  # efficiency_summary(): MFU, goodput, badput, memory
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -73,6 +77,7 @@ def collect_result(
     config_path: str,
     wall_s: float,
     resumed_from: int | None,
+    waiting_s: float = 0.0,
 ) -> TrainingResult:
     scalars = read_scalars(paths.tensorboard_dir)
     final = spec.final_step
@@ -80,13 +85,16 @@ def collect_result(
     if eval_loss is None:
         raise TrainingError(f"{spec.run_name}: no eval loss after the last step {final} in {paths.tensorboard_dir}")
     tokens_per_s = _median_after_compile(scalars, "perf/per_device_tokens_per_sec")
+    tflops = _median_after_compile(scalars, "perf/per_device_tflops_per_sec")
+    total_tokens_per_s = tokens_per_s * spec.resources.num_devices() if tokens_per_s else None
+    efficiency = efficiency_summary(spec, paths, report, summary, tflops, total_tokens_per_s, waiting_s)
     return TrainingResult(
         final_eval_loss=eval_loss,
         eval_tokens=scalars.get("eval/total_weights", {}).get(final, 0.0),
         loss_curve=series(scalars, "learning/loss"),
         eval_curve=series(scalars, "eval/avg_loss"),
-        tokens_per_s=tokens_per_s * spec.resources.num_devices() if tokens_per_s else None,
-        tflops_per_device=_median_after_compile(scalars, "perf/per_device_tflops_per_sec"),
+        tokens_per_s=total_tokens_per_s,
+        tflops_per_device=tflops,
         checkpoint_uri=checkpoint_uri(paths.checkpoints_dir, summary["checkpoint_step"]),
         checkpoint_step=summary["checkpoint_step"],
         checkpoint_hash=summary["checkpoint_hash"],
@@ -115,7 +123,35 @@ def collect_result(
         # MaxText logs the load-balancing loss (mean over MoE layers) every step; 0 for a dense block
         moe_lb_loss_curve=(series(scalars, "learning/moe_lb_loss") if spec.model.architecture.is_moe
                            else []),
+        efficiency=efficiency,
     )
+
+
+def efficiency_summary(spec: TrainingRunSpec, paths: RunPaths, report: PreflightReport, summary: dict,
+                       tflops_per_device: float | None, tokens_per_s: float | None, waiting_s: float) -> dict:
+    """MFU against the catalog's peak (CPU: the machine's measured matmul peak), goodput, memory vs estimate."""
+    res = spec.resources
+    if res.peak_tflops_per_device:
+        peak, per, source = res.peak_tflops_per_device, "device", f"catalog: {res.gpu_type or res.tpu_type} bf16 dense"
+    elif summary.get("cpu_peak"):
+        cpu = summary["cpu_peak"]
+        peak, per, source = cpu["tflops"], "machine", f"measured {cpu['method']} on {cpu['machine']} ({cpu['measured_at']})"
+    else:
+        peak, per, source = None, "device", "no peak known for this accelerator"
+    per_device = report.memory.total_bytes if report.memory else None
+    tolerance = load_efficiency_recipe().memory_tolerance
+    memory = memory_check(summary.get("peak_memory_bytes"), process_estimate_bytes(per_device, res), tolerance)
+    memory["source"] = summary.get("peak_memory_source")
+    return {
+        "tokens_per_s": tokens_per_s,
+        "tflops_per_device": tflops_per_device,
+        "peak_tflops": peak,
+        "peak_per": per,
+        "peak_source": source,
+        "mfu": mfu(tflops_per_device, res.num_devices(), peak, per),
+        **goodput(read_attempts(paths.run_dir), waiting_s),
+        "memory": memory,
+    }
 
 
 def _median_after_compile(scalars: dict, tag: str) -> float | None:

@@ -126,6 +126,10 @@ def test_sigterm_at_a_random_step_checkpoints_retries_and_matches_the_uninterrup
     # not the last periodic one
     assert signalled <= res["resumed_from_step"] <= signalled + 5
     assert not (run_dir / LEASE_FILE).exists()  # released after the run
+    # Efficiency spans both attempts: the preempted one left its timeline, the resume restored a checkpoint.
+    eff = res["efficiency"]
+    assert eff["attempts"] == 2 and eff["badput_s"]["checkpoint_restore"] > 0 and 0 < eff["goodput"] < 1
+    assert eff["productive_s"] + sum(eff["badput_s"].values()) == pytest.approx(eff["total_s"], rel=1e-3)
 
 
 def test_launcher_killed_9_trainer_exits_and_the_next_run_takes_over_the_lease(env, prefix, uninterrupted_hash):

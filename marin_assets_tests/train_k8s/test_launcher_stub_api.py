@@ -70,8 +70,9 @@ def _alive(kube: StubKube) -> list[str]:
     [
         (ResourceConfig(accelerator="tpu", tpu_type="v4-16"), "Job", 2),
         (ResourceConfig(accelerator="tpu", tpu_type="v5litepod-8", num_slices=2), "JobSet", 2),
+        (ResourceConfig(accelerator="gpu", gpu_type="h100-80gb", hosts_per_slice=2, chips_per_host=8), "Job", 2),
     ],
-    ids=["v4-16-job", "2xv5litepod-8-jobset"],
+    ids=["v4-16-job", "2xv5litepod-8-jobset", "2xa3-h100-job"],
 )
 def test_slice_runs_reports_through_gcs_pipes_and_cleans_up(gcs_emulator, resources, kind, pods):
     with StubKube() as kube:
@@ -90,7 +91,11 @@ def test_slice_runs_reports_through_gcs_pipes_and_cleans_up(gcs_emulator, resour
         placements = sorted((p.env["MARIN_SLICE_ID"], p.env["MARIN_WORKER_ID"]) for p in created)
         if kind == "Job":
             assert placements == [("0", "0"), ("0", "1")]
-            assert {p.env["TPU_WORKER_ID"] for p in created} == {"0", "1"}
+            if resources.accelerator == "gpu":  # MaxText's gpu_multiprocess: rank and count per pod
+                assert {p.env["NODE_RANK"] for p in created} == {"0", "1"}
+                assert {p.env["NNODES"] for p in created} == {"2"} and "TPU_WORKER_ID" not in created[0].env
+            else:
+                assert {p.env["TPU_WORKER_ID"] for p in created} == {"0", "1"}
         else:
             assert placements == [("0", "0"), ("1", "0")]
             assert {p.env["MEGASCALE_SLICE_ID"] for p in created} == {"0", "1"}

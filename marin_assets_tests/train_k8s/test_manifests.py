@@ -38,6 +38,9 @@ CASES = [(ResourceConfig(accelerator="tpu", tpu_type=name), f"{name}") for name 
     (ResourceConfig(accelerator="tpu", tpu_type="v5p-8", num_slices=4), "4xv5p-8"),
     (ResourceConfig(accelerator="tpu", tpu_type="v6e-256", num_slices=2, cpu_cores=200, memory_gib=700), "2xv6e-256"),
     (ResourceConfig(accelerator="cpu", hosts_per_slice=2, chips_per_host=4, cpu_cores=2, memory_gib=8), "cpu-2x4"),
+    (ResourceConfig(accelerator="gpu", gpu_type="h100-80gb", hosts_per_slice=2, chips_per_host=8), "a3-h100-2x8"),
+    (ResourceConfig(accelerator="gpu", gpu_type="a100-40gb", hosts_per_slice=4, chips_per_host=8), "a2-a100-4x8"),
+    (ResourceConfig(accelerator="gpu", gpu_type="l4-24gb", hosts_per_slice=2, chips_per_host=1), "g2-l4-2x1"),
 ]
 
 
@@ -112,6 +115,13 @@ def test_manifest_is_valid_kubernetes_and_fits_the_slice(resources, case):
                 assert env["MEGASCALE_COORDINATOR_ADDRESS"] == f"{workload.name}-slice-0-0.{workload.name}"
             else:
                 assert "MEGASCALE_NUM_SLICES" not in env
+        elif resources.accelerator == "gpu":
+            gpu = resources.gpu
+            assert pod["nodeSelector"]["cloud.google.com/gke-accelerator"] == gpu.gke_accelerator
+            assert container["resources"]["limits"]["nvidia.com/gpu"] == str(resources.chips_per_host)
+            assert resources.chips_per_host <= gpu.gpus_per_node
+            assert env["NNODES"] == str(resources.hosts_per_slice) and env["NODE_RANK"] == "$(MARIN_WORKER_ID)"
+            assert env["JAX_COORDINATOR_IP"] == f"{workload.name}-0.{workload.name}"
         else:
             assert "nodeSelector" not in pod and "google.com/tpu" not in container["resources"]["limits"]
             assert env["JAX_COORDINATOR_ADDRESS"] == f"{workload.name}-0.{workload.name}"
@@ -164,7 +174,10 @@ def test_names_are_dns_labels_stable_and_unique_per_launch():
 @pytest.mark.parametrize(
     ("resources", "overrides", "field"),
     [
-        (ResourceConfig(accelerator="gpu"), {}, "accelerator='gpu'"),
+        (ResourceConfig(accelerator="gpu", gpu_type="h100-80gb", hosts_per_slice=2, num_slices=2), {},
+         "raise resources.hosts_per_slice"),
+        (ResourceConfig(accelerator="gpu", gpu_type="h100-80gb", hosts_per_slice=2), {"env": {"NODE_RANK": "1"}},
+         "NODE_RANK"),
         (ResourceConfig(accelerator="tpu", tpu_type="v4-32"), {"output_uri": "/tmp/out"}, "needs shared storage"),
         (ResourceConfig(accelerator="tpu", tpu_type="v4-8"), {"env": {"TPU_WORKER_ID": "0"}}, "TPU_WORKER_ID"),
         (ResourceConfig(accelerator="tpu", tpu_type="v4-8"), {"command": []}, "command is empty"),
@@ -184,3 +197,25 @@ def test_bad_launches_are_refused_naming_the_field(resources, overrides, field):
 def test_single_host_slice_may_write_locally():
     workload = build_workload(_request(ResourceConfig(accelerator="tpu", tpu_type="v5litepod-8"), output_uri="/data/out"))
     assert workload.num_pods == 1
+
+
+def test_gpu_pods_request_gpus_on_their_node_pool_with_maxtexts_multiprocess_env():
+    res = ResourceConfig(accelerator="gpu", gpu_type="h100-80gb", hosts_per_slice=2, chips_per_host=8)
+    workload = build_workload(_request(res))
+    assert workload.kind == "Job" and workload.num_pods == 2
+    job = _round_trip(workload.body, "V1Job")
+    assert job["spec"]["completions"] == 2 and job["spec"]["completionMode"] == "Indexed"
+    pod = job["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "8" == container["resources"]["requests"]["nvidia.com/gpu"]
+    assert pod["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb",
+                                   "node.kubernetes.io/instance-type": "a3-highgpu-8g"}
+    assert pod["tolerations"] == [{"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Exists"}]
+    assert pod["volumes"][0]["emptyDir"] == {"medium": "Memory"} and container["volumeMounts"][0]["mountPath"] == "/dev/shm"
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    name = workload.name
+    assert env["JAX_COORDINATOR_IP"] == f"{name}-0.{name}" and env["JAX_COORDINATOR_PORT"] == "8476"
+    assert env["NNODES"] == "2" and env["NODE_RANK"] == "$(MARIN_WORKER_ID)"
+    assert env["JAX_PLATFORMS"] == "cuda" and "xla_gpu_enable_latency_hiding_scheduler" in env["XLA_FLAGS"]
+    assert not any(k.startswith("TPU_") for k in env)
+    assert res.maxtext_hardware_keys()["hardware"] == "gpu_multiprocess"

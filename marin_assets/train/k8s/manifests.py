@@ -10,6 +10,9 @@ manifests work with or without GKE's TPU webhook: MARIN_WORKER_ID / TPU_WORKER_I
 completion index), MARIN_SLICE_ID / MEGASCALE_SLICE_ID (the JobSet's job index), the hostname list
 of its slice, and for multislice the MEGASCALE_* coordinator. Multi-process CPU runs get MaxText's
 CPU variables (JAX_COORDINATOR_ADDRESS, PROCESSES_IN_JOB, ...) instead of TPU node selectors.
+GPU runs (one node per process) request `nvidia.com/gpu`, select the GKE A3/A2/G2 node pool of their
+gpu_type, tolerate its GPU taint, get a memory-backed /dev/shm for NCCL, and MaxText's
+`gpu_multiprocess` variables (JAX_COORDINATOR_IP/PORT, NNODES, NODE_RANK).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ RUN_LABEL = "marin.dev/run"
 COMPLETION_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 JOBSET_JOB_INDEX = "metadata.annotations['jobset.sigs.k8s.io/job-index']"
 TPU_RESOURCE = "google.com/tpu"
+GPU_RESOURCE = "nvidia.com/gpu"
+GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+SHM_VOLUME = "dshm"
 JAX_COORDINATOR_PORT = 8476
 MAX_NAME = 40                            # leaves room for "-slice-<s>-<i>" in a 63-char hostname
 FINISHED_TTL_S = 24 * 3600               # finished objects vanish even if the launcher died
@@ -38,6 +44,7 @@ RESERVED_ENV = frozenset({
     "MARIN_WORKER_ID", "MARIN_SLICE_ID", "TPU_WORKER_ID", "TPU_WORKER_HOSTNAMES", "MEGASCALE_COORDINATOR_ADDRESS",
     "MEGASCALE_NUM_SLICES", "MEGASCALE_SLICE_ID", "JAX_COORDINATOR_ADDRESS", "JOB_INDEX", "PROCESSES_IN_JOB",
     "JAX_PROCESS_COUNT", "JOB_COMPLETION_INDEX", "MARIN_RUN_NAME", "MARIN_OUTPUT_URI",
+    "JAX_COORDINATOR_IP", "JAX_COORDINATOR_PORT", "NNODES", "NODE_RANK",
 })
 
 
@@ -130,8 +137,6 @@ def build_workload(req: LaunchRequest) -> SliceWorkload:
 
 def _validate(req: LaunchRequest) -> None:
     res = req.resources
-    if res.accelerator == "gpu":
-        raise LaunchSpecError("resources.accelerator='gpu' is not supported by the TPU pod launcher")
     if not req.command:
         raise LaunchSpecError("command is empty")
     if not req.image:
@@ -140,8 +145,9 @@ def _validate(req: LaunchRequest) -> None:
         raise LaunchSpecError(
             f"output_uri={req.output_uri!r}: a {res.num_processes}-process run needs shared storage (gs://...) "
             "for checkpoints and TensorBoard; set MARIN_STORAGE_ROOT to a gs:// root")
-    if res.accelerator == "cpu" and res.num_slices > 1:
-        raise LaunchSpecError("resources.num_slices > 1 needs TPUs; a multi-process CPU run is one slice")
+    if res.accelerator != "tpu" and res.num_slices > 1:
+        raise LaunchSpecError(f"resources.num_slices > 1 needs TPUs; a multi-process {res.accelerator.upper()} run is "
+                              "one slice: raise resources.hosts_per_slice instead")
     if not dns_label(req.run_name):
         raise LaunchSpecError(f"run_name={req.run_name!r} has no letters or digits to name Kubernetes objects")
     reserved = sorted((set(req.env) | set(req.secret_env)) & RESERVED_ENV)
@@ -163,6 +169,9 @@ def _placement_env(res: ResourceConfig, name: str, multislice: bool, hostname) -
         return env + _plain_env({"JAX_COORDINATOR_ADDRESS": hostname(0), "JOB_INDEX": "0",
                                  "PROCESSES_IN_JOB": str(res.hosts_per_slice),
                                  "JAX_PROCESS_COUNT": str(res.num_processes)})
+    if res.accelerator == "gpu":   # MaxText's hardware=gpu_multiprocess (max_utils.initialize_jax_for_gpu)
+        return env + _plain_env({"JAX_COORDINATOR_IP": hostname(0), "JAX_COORDINATOR_PORT": str(JAX_COORDINATOR_PORT),
+                                 "NNODES": str(res.num_processes), "NODE_RANK": "$(MARIN_WORKER_ID)"})
     env += _plain_env({"TPU_WORKER_ID": "$(MARIN_WORKER_ID)", "TPU_WORKER_HOSTNAMES": hosts})
     if multislice:
         env += _plain_env({"MEGASCALE_COORDINATOR_ADDRESS": f"{name}-{SLICE_JOB}-0-0.{name}",
@@ -178,6 +187,15 @@ def _job_spec(req: LaunchRequest, labels: dict, env: list, subdomain: str | None
         node_selector = {"cloud.google.com/gke-tpu-accelerator": res.tpu.gke_accelerator,
                          "cloud.google.com/gke-tpu-topology": res.topology}
         tolerations = [k8s.V1Toleration(key=TPU_RESOURCE, operator="Exists", effect="NoSchedule")]
+    volumes, mounts = None, None
+    if res.accelerator == "gpu":
+        limits[GPU_RESOURCE] = requests[GPU_RESOURCE] = str(res.chips_per_host)
+        node_selector = {GKE_ACCELERATOR_LABEL: res.gpu.gke_accelerator,
+                         "node.kubernetes.io/instance-type": res.gpu.machine_type}
+        tolerations = [k8s.V1Toleration(key=GPU_RESOURCE, operator="Exists", effect="NoSchedule")]
+        # NCCL shares buffers through /dev/shm; the container default (64 MiB) is too small
+        volumes = [k8s.V1Volume(name=SHM_VOLUME, empty_dir=k8s.V1EmptyDirVolumeSource(medium="Memory"))]
+        mounts = [k8s.V1VolumeMount(name=SHM_VOLUME, mount_path="/dev/shm")]
     if res.cpu_cores:
         requests["cpu"] = str(res.cpu_cores)
     if res.memory_gib:
@@ -186,10 +204,11 @@ def _job_spec(req: LaunchRequest, labels: dict, env: list, subdomain: str | None
         name=CONTAINER, image=req.image, command=list(req.command), env=env,
         resources=k8s.V1ResourceRequirements(limits=limits or None, requests=requests or None),
         ports=[k8s.V1ContainerPort(container_port=JAX_COORDINATOR_PORT, name="coordinator")],
+        volume_mounts=mounts,
     )
     pod = k8s.V1PodSpec(containers=[container], restart_policy="Never", subdomain=subdomain,
                         service_account_name=req.service_account, node_selector=node_selector,
-                        tolerations=tolerations)
+                        tolerations=tolerations, volumes=volumes)
     return k8s.V1JobSpec(
         completion_mode="Indexed", completions=res.hosts_per_slice, parallelism=res.hosts_per_slice,
         backoff_limit=0, ttl_seconds_after_finished=FINISHED_TTL_S,
