@@ -114,7 +114,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         st, spec = storage.storage, runs.spec(context.partition_key)
         st.require_committed(layout.TRAINING, spec.run_name, layout.PLAN_DIR)
         # Data-use rights: refuse to spend compute on a mixture built from any uncleared source.
-        assert_sources_cleared(st, sources_behind(st, [st.uri(layout.MIXTURES, spec.mixture)]))
+        assert_sources_cleared(st, sources_behind(st, [st.committed_uri(layout.MIXTURES, spec.mixture)]))
         mixture = mixture_for(st, spec)
         result = launch(context, spec, st, mixture, tpu_launcher)
         evaluation = bits_per_byte.run_evaluation(result, mixture)

@@ -142,7 +142,7 @@ def set_aside(run_dir: str) -> str:
 
 def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: MixtureLike) -> str:
     """The mixture's data version (from its manifest), else a hash of its description."""
-    manifest = f"{storage.uri(layout.MIXTURES, spec.mixture)}/{MANIFEST_NAME}"
+    manifest = f"{storage.committed_uri(layout.MIXTURES, spec.mixture)}/{MANIFEST_NAME}"
     if storage.fs.exists(manifest):
         with storage.fs.open(manifest, "r") as f:
             recorded = json.load(f).get("output_hash")
