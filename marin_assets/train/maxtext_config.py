@@ -35,6 +35,7 @@ class RunPaths:
     base_output_directory: str
     run_name: str
     jax_cache_dir: str
+    init_parameters: str | None = None  # a cleared weights entry's <checkpoint step>/items (train/weights.py)
 
     @property
     def run_dir(self) -> str:
@@ -120,6 +121,8 @@ def maxtext_keys(spec: TrainingRunSpec, mixture: MixtureLike, paths: RunPaths) -
         **spec.resources.maxtext_hardware_keys(),
         **spec.resources.maxtext_parallelism_keys(),
     }
+    if paths.init_parameters is not None:
+        keys["load_parameters_path"] = paths.init_parameters
     if spec.checkpoint.keep is not None:
         keys["max_num_checkpoints_to_keep"] = spec.checkpoint.keep
     keys.update(spec.maxtext_overrides)
