@@ -120,6 +120,7 @@ def maxtext_keys(spec: TrainingRunSpec, mixture: MixtureLike, paths: RunPaths) -
         "jax_cache_dir": paths.jax_cache_dir,
         **spec.resources.maxtext_hardware_keys(),
         **spec.resources.maxtext_parallelism_keys(),
+        **spec.resources.maxtext_preemption_keys(),
     }
     if paths.init_parameters is not None:
         keys["load_parameters_path"] = paths.init_parameters
