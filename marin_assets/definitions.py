@@ -19,6 +19,7 @@ STAGE_MODULES = (
     ("tokenize", "marin_assets.tokenize.definitions"),
     ("train", "marin_assets.train.definitions"),
     ("scaling", "marin_assets.scaling.definitions"),
+    ("evaluation", "marin_assets.evaluation.definitions"),
     ("governance", "marin_assets.governance.definitions"),
 )
 STAGES = tuple(load_stage(stage, module) for stage, module in STAGE_MODULES)

@@ -1,7 +1,8 @@
 """Warnings known to be harmless here, silenced by their exact text so that any other warning shows.
 
-Dagster warns on every code-location load that two features this graph relies on are beta/preview:
-`observable_source_asset` (source_files) and partitioned asset checks. Each is a deliberate choice,
+Dagster warns on every code-location load that three features this graph relies on are beta/preview:
+`observable_source_asset` (source_files), partitioned asset checks and the multi-to-single-dimension
+partition mapping (downstream evaluations). Each is a deliberate choice,
 recorded here once, instead of ~5 lines of noise in every CLI call, run worker and test.
 """
 
@@ -12,6 +13,8 @@ import warnings
 KNOWN_MESSAGES = (
     r"Function `observable_source_asset` is currently in beta",
     r"Specifying a partitions_def on an AssetCheckSpec is currently in preview",
+    # downstream evaluations are partitioned run x task set, each dimension mapped to its own upstream
+    r"Class `MultiToSingleDimensionPartitionMapping` is currently in beta",
 )
 
 

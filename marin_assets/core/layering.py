@@ -26,7 +26,7 @@ from pathlib import Path
 from marin_assets.core import import_graph
 from marin_assets.core.import_graph import PACKAGE, PACKAGE_DIR
 
-STAGES = ("data", "tokenize", "train", "scaling", "governance")
+STAGES = ("data", "tokenize", "train", "scaling", "evaluation", "governance")
 TOP = frozenset(f"{PACKAGE}.{m}" for m in ("definitions", "materialize_all", "stale_status", "cli", "versions"))
 # Calls and decorators that declare a Dagster definition.
 DECLARES = frozenset({

@@ -14,3 +14,4 @@ PLAN_DIR = "plan"             # training/<run>/plan/     training_plan's output 
 FINAL_DIR = "final"           # training/<run>/final/    training_run's output (result, loss curve)
 SCALING = "scaling"           # scaling/<suite>/         runs/<budget>__<size>/, fits/, plots/
 GOVERNANCE = "governance"     # governance/              failure_catalog/, audit/
+EVALUATION = "evaluation"     # evaluation/<runs>/<run>/<task set>/  downstream_eval: result.json, accuracy.png

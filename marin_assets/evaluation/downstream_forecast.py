@@ -1,0 +1,83 @@
+"""Two-step forecast of a downstream metric, as the OLMo model ladder does (pure).
+
+Step 1 (compute -> loss) is the scaling stage's fit (its held-out prediction of the run's loss).
+Step 2 (loss -> task metric) is fitted here on the suite's runs, with the ladder's sigmoid
+
+    metric(L) = a / (1 + exp(-k (L - L0))) + b
+
+(k < 0 for accuracy, which rises as loss falls). The interval comes from a bootstrap over the suite's
+runs (refit on resampled runs) combined with the step-1 loss interval: each bootstrap draw predicts at
+a loss drawn uniformly from the step-1 interval, so both steps' uncertainty reaches the forecast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+MIN_RUNS = 4  # four parameters
+
+
+def sigmoid(loss, a, k, l0, b):
+    return a / (1.0 + np.exp(-k * (np.asarray(loss) - l0))) + b
+
+
+@dataclass(frozen=True)
+class SigmoidFit:
+    a: float
+    k: float
+    l0: float
+    b: float
+    runs: int
+    rmse: float
+
+    def predict(self, loss: float) -> float:
+        return float(sigmoid(loss, self.a, self.k, self.l0, self.b))
+
+
+def fit_sigmoid(losses, metrics, random: float = 0.5) -> SigmoidFit:
+    """Least-squares sigmoid through (loss, metric) of the suite's runs; `random` anchors the initial guess."""
+    from scipy.optimize import curve_fit
+
+    x, y = np.asarray(losses, float), np.asarray(metrics, float)
+    if len(x) < MIN_RUNS:
+        raise ValueError(f"a loss -> metric sigmoid needs at least {MIN_RUNS} runs with both numbers, got {len(x)}")
+    top = max(float(y.max()), random + 1e-3)
+    guess = (top - random + 0.05, -2.0, float(np.median(x)), random)
+    bounds = ([0.0, -100.0, float(x.min()) - 10, -1.0], [2.0, 100.0, float(x.max()) + 10, 2.0])
+    params, _ = curve_fit(sigmoid, x, y, p0=guess, bounds=bounds, maxfev=20000)
+    rmse = float(np.sqrt(np.mean((sigmoid(x, *params) - y) ** 2)))
+    return SigmoidFit(*map(float, params), runs=len(x), rmse=rmse)
+
+
+def forecast(losses, metrics, predicted_loss: float, loss_interval: tuple[float, float] | None = None,
+             random: float = 0.5, draws: int = 200, seed: int = 0, level: float = 0.9) -> dict:
+    """The metric predicted at `predicted_loss`, with the bootstrap interval over runs (and the loss interval)."""
+    x, y = np.asarray(losses, float), np.asarray(metrics, float)
+    fit = fit_sigmoid(x, y, random)
+    rng = np.random.default_rng(seed)
+    low_loss, high_loss = loss_interval or (predicted_loss, predicted_loss)
+    samples = []
+    for _ in range(draws):
+        pick = rng.integers(0, len(x), len(x))
+        if len(set(pick.tolist())) < MIN_RUNS:
+            continue
+        try:
+            refit = fit_sigmoid(x[pick], y[pick], random)
+        except (RuntimeError, ValueError):  # a resample the optimizer cannot fit is left out, and counted
+            continue
+        samples.append(refit.predict(rng.uniform(low_loss, high_loss)))
+    tail = (1 - level) / 2
+    interval = [float(np.quantile(samples, tail)), float(np.quantile(samples, 1 - tail))] if samples else None
+    return {"form": "sigmoid", "params": asdict(fit), "predicted_loss": predicted_loss, "loss_interval": loss_interval,
+            "prediction": fit.predict(predicted_loss), "interval": interval, "level": level,
+            "bootstrap_draws": len(samples), "bootstrap_failed": draws - len(samples)}
+
+
+def check(forecast_result: dict, actual: float) -> dict:
+    """The held-out run's measured metric against its forecast: error, and whether the interval covers it."""
+    interval = forecast_result["interval"]
+    return {"predicted": forecast_result["prediction"], "actual": actual,
+            "error": actual - forecast_result["prediction"],
+            "within_interval": bool(interval and interval[0] <= actual <= interval[1])}

@@ -1,0 +1,37 @@
+"""The loss -> metric sigmoid recovers a known curve, its bootstrap interval covers a held-out point drawn
+from that curve, and a held-out point off the curve is reported outside the interval."""
+
+import numpy as np
+import pytest
+
+from marin_assets.evaluation.downstream_forecast import check, fit_sigmoid, forecast, sigmoid
+
+TRUE = (0.4, -3.0, 3.5, 0.5)  # accuracy 0.5 (chance) at high loss, 0.9 at low loss
+
+
+def suite_points(noise=0.005, seed=0):
+    rng = np.random.default_rng(seed)
+    losses = np.linspace(2.5, 4.5, 9)
+    return losses, sigmoid(losses, *TRUE) + rng.normal(0, noise, len(losses))
+
+
+def test_the_sigmoid_recovers_the_curve_it_was_drawn_from():
+    losses, metrics = suite_points()
+    fit = fit_sigmoid(losses, metrics)
+    assert fit.rmse < 0.01 and fit.runs == 9
+    for loss in (2.7, 3.5, 4.3):
+        assert fit.predict(loss) == pytest.approx(float(sigmoid(loss, *TRUE)), abs=0.02)
+    with pytest.raises(ValueError, match="needs at least 4 runs"):
+        fit_sigmoid(losses[:3], metrics[:3])
+
+
+def test_forecast_interval_covers_the_truth_and_the_check_flags_a_miss():
+    losses, metrics = suite_points()
+    held_loss = 2.4  # beyond the suite's lowest loss: an extrapolation, like a larger held-out run
+    result = forecast(losses, metrics, held_loss, loss_interval=(2.35, 2.45), draws=100)
+    truth = float(sigmoid(held_loss, *TRUE))
+    assert result["interval"][0] <= truth <= result["interval"][1]
+    assert abs(result["prediction"] - truth) < 0.02 and result["bootstrap_draws"] >= 90
+    assert check(result, truth)["within_interval"]
+    miss = check(result, truth - 0.2)  # the failing case: a held-out run far below the curve
+    assert not miss["within_interval"] and miss["error"] == pytest.approx(truth - 0.2 - result["prediction"])
