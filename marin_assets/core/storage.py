@@ -1,9 +1,10 @@
 """One storage helper: every asset writes under a root URI (local folder or gs://bucket/prefix).
 
 Writes are atomic: an output is staged under a temporary name and only becomes visible when
-committed. Locally the commit is a directory rename; on object stores (no rename) the files are
-copied into place and a `_COMMITTED` marker is written last. Readers only trust committed outputs,
-so a crash never leaves a half-written asset that looks complete.
+committed, and at every instant either the old or the new output is complete (`core/commit.py`:
+an atomic folder exchange locally; on object stores a versioned prefix and a `_COMMITTED` pointer
+written last). Readers go through `committed_uri` (or `require_committed`, `read_json`, ...),
+which follow the pointer, so a crash never leaves a half-written asset that looks complete.
 """
 
 from __future__ import annotations
@@ -20,9 +21,16 @@ from dataclasses import dataclass
 
 import fsspec
 
+from marin_assets.core.commit import (
+    COMMIT_MARKER,
+    local_steps,
+    object_store_steps,
+    pointed_version,
+    version_name,
+)
 from marin_assets.core.hashing import combine_hashes, sha256_stream
 
-COMMIT_MARKER = "_COMMITTED"
+__all__ = ["COMMIT_MARKER", "VERSION_INFIX", "Storage", "StorageError", "StagedOutput"]
 MANIFEST_NAME = "_provenance.json"
 # Files that describe an output rather than being part of its content.
 _META_FILES = {COMMIT_MARKER, MANIFEST_NAME}
@@ -86,10 +94,33 @@ class Storage:
         return f"{root}/{rel}" if rel else root
 
     def exists(self, *parts: str) -> bool:
-        return self.fs.exists(self.uri(*parts))
+        return self.fs.exists(self.committed_uri(*parts))
 
     def is_committed(self, *parts: str) -> bool:
         return self.fs.exists(self.uri(*parts, COMMIT_MARKER))
+
+    def committed_uri(self, *parts: str) -> str:
+        """Where the committed content of the output at `parts` lives (follows an object-store pointer).
+
+        `parts` may also name a file or folder inside an output: the nearest committed ancestor's
+        pointer is followed. Local outputs (and never-committed paths) are read where they are.
+        """
+        final = self.uri(*parts)
+        if self.is_local:
+            return final
+        fs = self.fs
+        for depth in range(len(parts), 0, -1):
+            base = self.uri(*parts[:depth])
+            try:
+                text = fs.cat_file(f"{base}/{COMMIT_MARKER}").decode()
+            except FileNotFoundError:
+                continue
+            version = pointed_version(base, text)
+            if version is None:
+                return final
+            inner = posixpath.join(*parts[depth:]) if depth < len(parts) else ""
+            return f"{version}/{inner}" if inner else version
+        return final
 
     @contextlib.contextmanager
     def atomic_dir(self, *parts: str) -> Iterator[StagedOutput]:
@@ -99,40 +130,26 @@ class Storage:
         stays untouched.
         """
         final = self.uri(*parts)
-        staging = staging_name(final)
+        # On object stores the staging prefix is already the version the pointer will name.
+        staging = staging_name(final) if self.is_local else version_name(final)
         fs = self.fs
         try:
             with naming_the_path("writing", final):
                 fs.makedirs(staging, exist_ok=True)
                 yield StagedOutput(storage=self, path=staging, final_uri=final)
-                self._commit(staging, final)
+                for step in self.commit_steps(staging, final):
+                    step.run()
         except BaseException:
             with contextlib.suppress(OSError):  # a read-only disk must not hide the real error
                 if fs.exists(staging):
                     fs.rm(staging, recursive=True)
             raise
 
-    def _commit(self, staging: str, final: str) -> None:
-        fs = self.fs
+    def commit_steps(self, staging: str, final: str):
+        """The commit as named steps (core/commit.py); stopping between any two keeps a whole output."""
         if self.is_local:
-            with open(os.path.join(staging, COMMIT_MARKER), "w") as f:
-                f.write("ok\n")
-            if os.path.exists(final):
-                trash = superseded_name(final)  # removed at once; gc finds it if a crash intervenes
-                os.rename(final, trash)
-                os.rename(staging, final)
-                fs.rm(trash, recursive=True)
-            else:
-                os.makedirs(os.path.dirname(final), exist_ok=True)
-                os.rename(staging, final)
-            return
-        # Object stores: drop the old marker first, copy, then write the marker last.
-        if fs.exists(final):
-            fs.rm(final, recursive=True)
-        fs.copy(staging + "/", final + "/", recursive=True)
-        fs.rm(staging, recursive=True)
-        with fs.open(f"{final}/{COMMIT_MARKER}", "w") as f:
-            f.write("ok\n")
+            return local_steps(self.fs, staging, final)
+        return object_store_steps(self.fs, staging, final)
 
     def write_bytes_atomic(self, data: bytes, *parts: str) -> str:
         """Write one small file atomically (temp name, then move)."""
@@ -150,19 +167,20 @@ class Storage:
         return self.write_bytes_atomic(json.dumps(obj, indent=2, sort_keys=True, default=str).encode(), *parts)
 
     def read_json(self, *parts: str):
-        with self.fs.open(self.uri(*parts), "r") as f:
+        with self.fs.open(self.committed_uri(*parts), "r") as f:
             return json.load(f)
 
     def require_committed(self, *parts: str) -> str:
+        """The committed output's content URI (follows the pointer), or a StorageError naming the path."""
         if not self.is_committed(*parts):
             raise StorageError(
                 f"{self.uri(*parts)} is missing or was never committed; materialize its asset first"
             )
-        return self.uri(*parts)
+        return self.committed_uri(*parts)
 
     def list_files(self, *parts: str) -> list[str]:
         """Relative paths of the content files of an output folder (sorted, meta files excluded)."""
-        return self.list_files_at(self.uri(*parts))
+        return self.list_files_at(self.committed_uri(*parts))
 
     def list_files_at(self, base: str) -> list[str]:
         out = []
@@ -174,7 +192,7 @@ class Storage:
 
     def content_hash(self, *parts: str) -> str:
         """Hash of every content file's relative path and bytes: the output's data version."""
-        return self.content_hash_at(self.uri(*parts))
+        return self.content_hash_at(self.committed_uri(*parts))
 
     def content_hash_at(self, base: str) -> str:
         return folder_hash(base, self.list_files_at(base))

@@ -114,7 +114,7 @@ def table_rows(storage: StorageResource, source: str, table: str) -> int:
     fs = storage.storage.fs
     total = 0
     for rel in files:
-        with fs.open(storage.storage.uri(layout.CLEANED, source, rel), "rb") as f:
+        with fs.open(storage.storage.committed_uri(layout.CLEANED, source, rel), "rb") as f:
             total += pq.ParquetFile(f).metadata.num_rows
     return total
 

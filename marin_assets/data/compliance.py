@@ -138,7 +138,7 @@ def read_inventory(storage: Storage, source: str, staged: StagedOutput | None = 
     if staged is not None and staged.final_uri == storage.uri(layout.RAW, source):
         path = staged.join(INVENTORY_NAME)
     elif storage.is_committed(layout.RAW, source):
-        path = storage.uri(layout.RAW, source, INVENTORY_NAME)
+        path = storage.committed_uri(layout.RAW, source, INVENTORY_NAME)
     else:
         return None
     if not storage.fs.exists(path):

@@ -37,5 +37,5 @@ def quality_model(store: Storage, recipe: CleaningRecipe) -> bytes | None:
         return None
     if not store.is_committed(layout.QUALITY):
         raise StorageError("quality scoring is on but quality_classifier is not materialized; materialize it first")
-    with store.fs.open(store.uri(layout.QUALITY, MODEL_NAME), "rb") as f:
+    with store.fs.open(store.committed_uri(layout.QUALITY, MODEL_NAME), "rb") as f:
         return f.read()

@@ -21,7 +21,7 @@ def read_pairs(storage: StorageResource, source: str) -> list[dict]:
     rows = []
     for rel in store.list_files(layout.CLEANED, source):
         if rel.startswith(f"{PAIRS_TABLE}/"):
-            with store.fs.open(store.uri(layout.CLEANED, source, rel), "rb") as f:
+            with store.fs.open(store.committed_uri(layout.CLEANED, source, rel), "rb") as f:
                 rows.extend(pq.read_table(f).to_pylist())
     return rows
 

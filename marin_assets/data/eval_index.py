@@ -41,7 +41,7 @@ def build(spec: EvalSetSpec, ngram: int, out_dir: str) -> dict:
 def read_index(storage: Storage, name: str) -> np.ndarray:
     """The committed sorted uint64 n-gram hashes of one eval set."""
     storage.require_committed(layout.EVAL, name)
-    with storage.fs.open(storage.uri(layout.EVAL, name, NGRAMS), "rb") as f:
+    with storage.fs.open(storage.committed_uri(layout.EVAL, name, NGRAMS), "rb") as f:
         index = pq.read_table(f).column("hash").to_numpy().view(np.uint64)
     if (index[1:] < index[:-1]).any():  # decontaminate's binary search needs the order build() wrote
         raise ValueError(f"eval set {name}: n-gram index {NGRAMS} is not sorted; rebuild the eval set")

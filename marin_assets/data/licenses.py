@@ -52,7 +52,7 @@ def licenses_for_sources(registry: SourcesRegistry, names: Iterable[str]) -> dic
 def sources_behind(storage: Storage, output_uris: Iterable[str]) -> list[str]:
     """The raw sources behind committed outputs: the union of their manifests' `licenses`.
 
-    E.g. a training run gates on `sources_behind(storage, [storage.uri(layout.MIXTURES, name)])`.
+    E.g. a training run gates on `sources_behind(storage, [storage.committed_uri(layout.MIXTURES, name)])`.
     """
     names: set[str] = set()
     for uri in output_uris:

@@ -25,7 +25,7 @@ def _rows(storage: StorageResource, source: str, table: str) -> list[dict]:
     store, rows = storage.storage, []
     for rel in store.list_files(layout.CLEANED, source):
         if rel.startswith(f"{table}/"):
-            with store.fs.open(store.uri(layout.CLEANED, source, rel), "rb") as f:
+            with store.fs.open(store.committed_uri(layout.CLEANED, source, rel), "rb") as f:
                 parquet = pq.ParquetFile(f)
                 rows.extend(parquet.read(columns=[c for c in COLUMNS[table] if c in parquet.schema_arrow.names]).to_pylist())
     return rows

@@ -1,9 +1,10 @@
-"""Leftovers under a storage root: staging folders of crashed writes, superseded run state.
+"""Leftovers under a storage root: staging folders of crashed writes, superseded run state, old versions.
 
 `find_leftovers` lists folders whose name carries a set-aside infix (storage.STAGING_INFIX,
-SUPERSEDED_INFIX) and whose newest file is older than the retention; `remove_leftovers` deletes them
-and returns what it removed. A committed output is never touched: only set-aside names match, and a
-superseded folder whose original path is gone (an interrupted commit: it may be the only copy) is kept.
+SUPERSEDED_INFIX, commit.VERSION_INFIX) and whose newest file is older than the retention;
+`remove_leftovers` deletes them and returns what it removed. A committed output is never touched:
+only set-aside names match, a version its output's commit pointer names is kept, and a superseded
+folder whose original path is gone (an interrupted commit: it may be the only copy) is kept.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import posixpath
 import time
 from dataclasses import dataclass
 
+from marin_assets.core.commit import COMMIT_MARKER, VERSION_INFIX, pointed_version
 from marin_assets.core.storage import STAGING_INFIX, SUPERSEDED_INFIX, Storage
 
 DEFAULT_RETENTION_HOURS = float(os.environ.get("MARIN_GC_RETENTION_HOURS", 72))
@@ -22,7 +24,7 @@ MAX_DEPTH = 4  # set-asides sit next to their output: <stage>/<name>[/<part>] un
 @dataclass(frozen=True)
 class Leftover:
     path: str
-    kind: str            # "staging" | "superseded"
+    kind: str            # "staging" | "superseded" | "version"
     age_hours: float
     size_bytes: int
 
@@ -35,15 +37,28 @@ def _kind(name: str) -> str | None:
         return "staging"
     if SUPERSEDED_INFIX in name:
         return "superseded"
+    if VERSION_INFIX in name:
+        return "version"
     return None
 
 
 def _original(path: str) -> str:
     name = posixpath.basename(path)
-    for infix in (STAGING_INFIX, SUPERSEDED_INFIX):
+    for infix in (STAGING_INFIX, SUPERSEDED_INFIX, VERSION_INFIX):
         if infix in name:
             return posixpath.join(posixpath.dirname(path), name.split(infix, 1)[0])
     return path
+
+
+def _is_current_version(fs, path: str) -> bool:
+    """True when the commit pointer of the version's output names this version (never a leftover)."""
+    original = _original(path)
+    try:
+        text = fs.cat_file(f"{original}/{COMMIT_MARKER}").decode()
+    except FileNotFoundError:
+        return False
+    current = pointed_version(original, text)
+    return current is not None and current.rstrip("/") == path.rstrip("/")
 
 
 def _newest_and_size(fs, path: str) -> tuple[float, int]:
@@ -73,6 +88,8 @@ def find_leftovers(storage: Storage, retention_hours: float = DEFAULT_RETENTION_
             kind = _kind(posixpath.basename(path.rstrip("/")))
             if kind is not None:
                 if kind == "superseded" and not fs.exists(_original(path)):
+                    continue
+                if kind == "version" and _is_current_version(fs, path):
                     continue
                 newest, size = _newest_and_size(fs, path)
                 age = (now - newest) / 3600

@@ -73,7 +73,10 @@ def _production_resources() -> dict:
 def _k8s_executor() -> dg.ExecutorDefinition:
     from dagster_k8s import k8s_job_executor
 
-    return k8s_job_executor
+    # Step retries on, said rather than left to the default: a preempted trainer (local, or a whole TPU
+    # slice) raises dg.RetryRequested (train/launchers.py) and its step pod is started again, resuming
+    # from the run folder's last checkpoint complete on all hosts. Run retries cover a lost run pod.
+    return k8s_job_executor.configured({"retries": {"enabled": {}}}, name="k8s_job_executor")
 
 
 ENVIRONMENTS: dict[str, Environment] = {

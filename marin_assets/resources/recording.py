@@ -106,6 +106,7 @@ def record_output(
     devices: list[str] | None = None,
     manifest_extra: dict | None = None,
     sources: list[str] | None = None,
+    extra_inputs: dict[str, tuple[str, str]] | None = None,
 ) -> dg.MaterializeResult:
     """Hash the staged output, write its provenance manifest beside it, return the result.
 
@@ -114,9 +115,13 @@ def record_output(
     verdicts are recorded in the manifest and shown as `licenses` / `data_use` metadata. By
     default they are inherited from the inputs' manifests, so licenses propagate down the lineage
     without each asset naming them; pass it to start a lineage (raw_corpus) or to narrow it.
+    `extra_inputs` ("label" -> (data version, output URI)) adds inputs Dagster does not pass in
+    (a run's init weights: another partition of training_run), so the audit walks on through them.
     """
     digest = output_hash or staged.content_hash()
     versions, uris = input_records(context)
+    for label, (version, uri) in (extra_inputs or {}).items():
+        versions[label], uris[label] = version, uri
     if sources is None:
         sources = sources_behind(staged.storage, uris.values())
     licenses = data_use = None

@@ -77,6 +77,6 @@ def bootstrap_laws(st: Storage, parts, report: dict | None = None) -> list:
     files = st.list_files(*parts)
     if "bootstrap.parquet" not in files:
         return []
-    samples = pd.read_parquet(st.uri(*parts, "bootstrap.parquet"))
+    samples = pd.read_parquet(st.committed_uri(*parts, "bootstrap.parquet"))
     report = report or {}
     return laws_from_samples(samples, report.get("law", "chinchilla"), report)

@@ -92,7 +92,7 @@ def mixture(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.M
     with local_tokenizer_dir(st, tokenizer_name) as folder:
         summary = summarize_tokenizer(folder)
     with st.atomic_dir(layout.MIXTURES, name) as staged:
-        info, plan = build_mixture(st, name, recipe, summary, st.uri(layout.TOKENIZER, tokenizer_name),
+        info, plan = build_mixture(st, name, recipe, summary, st.committed_uri(layout.TOKENIZER, tokenizer_name),
                                    load_sources().names, staged)
         for warning in plan.warnings:
             context.log.warning(f"mixture {name}: {warning}")

@@ -22,7 +22,7 @@ def tokenizer_compatible_fn(context: dg.AssetCheckExecutionContext, storage: Sto
     recorded = {}
     for split in SPLITS:
         if st.exists(layout.MIXTURES, name, split):
-            base = st.uri(layout.MIXTURES, name, split)
+            base = st.committed_uri(layout.MIXTURES, name, split)
             recorded[f"{name}/{split}"] = {rel: read_tokenizer_hash(f"{base}/{rel}")
                                            for rel in st.list_files(layout.MIXTURES, name, split)}
     problems = []

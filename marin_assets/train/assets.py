@@ -28,6 +28,7 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_folder import plan_run, run_paths
 from marin_assets.train.runs import TrainingRuns
+from marin_assets.train.weights import ResolvedWeights, assert_weights_cleared
 
 
 class PlanConfig(dg.Config):
@@ -37,6 +38,20 @@ class PlanConfig(dg.Config):
 def run_spec_version(runs: TrainingRuns, name: str) -> str:
     """A run's entry as the run sees it (model recipe resolved): model, resources, mixture, steps, seed..."""
     return hash_json(runs.spec(name).model_dump(mode="json"))
+
+
+def init_metadata(init: ResolvedWeights | None) -> dict:
+    if init is None:
+        return {}
+    return {"init_weights": init.name, "init_checkpoint": dg.MetadataValue.path(init.checkpoint_dir),
+            "init_checksum": init.checksum}
+
+
+def init_inputs(init: ResolvedWeights | None) -> dict[str, tuple[str, str]]:
+    """The parent run as an input of the manifest (its final/ holds its own manifest: the chain goes on)."""
+    if init is None or init.parent_run is None:
+        return {}
+    return {f"training_run[{init.parent_run}]": (init.checksum, init.parent_output)}
 
 
 def _run_spec_source(runs: TrainingRuns, partitions) -> dg.SourceAsset:
@@ -116,6 +131,8 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         # Data-use rights first: refuse to spend compute on a mixture built from any uncleared source.
         require_mixture_cleared(st, f"training_run[{spec.run_name}]", spec.mixture)
         st.require_committed(layout.TRAINING, spec.run_name, layout.PLAN_DIR)
+        # Weights rights and integrity: an unknown, uncleared or changed parent checkpoint is refused here.
+        init = assert_weights_cleared(st, spec.init.weights) if spec.init else None
         mixture = mixture_for(st, spec)
         result = launch(context, spec, st, mixture, tpu_launcher)
         evaluation = bits_per_byte.run_evaluation(result, mixture)
@@ -132,7 +149,10 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
                        "bpb": evaluation["metrics"].get("bpb") or "none"},
                 extra_metadata={**result_metadata(result, png, f"{staged.final_uri}/{PLOT_FILE}"),
                                 **domain_metadata(staged, evaluation, result.domain_eval_error),
-                                **routing_metadata(staged, result)},
+                                **routing_metadata(staged, result),
+                                **init_metadata(init)},
+                manifest_extra={"init_weights": init.record()} if init else None,
+                extra_inputs=init_inputs(init),
             )
 
     return run_spec, training_plan, training_run

@@ -64,7 +64,7 @@ def prepare(storage: Storage, mixture, run_dir: str, names: list[str]) -> dict:
             manifest["missing"][name] = reason
             continue
         try:
-            with fs.open(storage.uri(layout.EVAL, name, TEXTS), "rb") as f:
+            with fs.open(storage.committed_uri(layout.EVAL, name, TEXTS), "rb") as f:
                 texts = pq.read_table(f).column("text").to_pylist()
             tokenizer = tokenizer or load_tokenizer(mixture.tokenizer_uri)
             tokens, n_bytes = tokenize_texts(texts, tokenizer, mixture.bos_id, mixture.eos_id)

@@ -51,8 +51,14 @@ def launch(context, spec, storage, mixture, tpu_launcher):
     """Train with the spec's launcher; a preempted trainer (it checkpointed) makes Dagster retry the step."""
     # Where this run checkpoints, on the Dagster run: a failure record links its last complete checkpoint.
     context.instance.add_run_tags(context.run_id, {CHECKPOINTS_TAG: run_paths(storage, spec).checkpoints_dir})
+    return retry_when_preempted(
+        context, lambda: LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher))
+
+
+def retry_when_preempted(context, train):
+    """Run `train()`; TrainingPreempted (a local trainer or a whole slice) -> dg.RetryRequested."""
     try:
-        return LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher)
+        return train()
     except TrainingPreempted as exc:
         context.log.warning(f"{exc}; retrying ({context.retry_number + 1} of at most {PREEMPTION_RETRIES})")
         raise dg.RetryRequested(max_retries=PREEMPTION_RETRIES, seconds_to_wait=1) from exc

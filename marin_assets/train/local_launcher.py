@@ -37,6 +37,7 @@ from marin_assets.train.models import Budget
 from marin_assets.train.pipes_line_reader import CompleteLinesFileMessageReader
 from marin_assets.train.preflight import ProfileEstimate, extrapolate, require_fits
 from marin_assets.train.registered_eval_sets import prepare_registered_eval_sets
+from marin_assets.train.weights import assert_weights_cleared
 from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.run_result import TrainingError, TrainingPreempted, TrainingResult, collect_result
 from marin_assets.train.runs import CheckpointSettings, EvalSettings, TrainingRunSpec
@@ -173,8 +174,13 @@ def set_aside(run_dir: str) -> str:
 
 
 def _input_identity(storage: Storage, spec: TrainingRunSpec, mixture_info: MixtureLike) -> str:
-    """The mixture's data version (from its manifest), else a hash of its description."""
-    manifest = f"{storage.uri(layout.MIXTURES, spec.mixture)}/{MANIFEST_NAME}"
+    """The mixture's data version (from its manifest), else a hash of its description; with the
+    init weights' checksum when the run starts from a checkpoint (new parent: start over)."""
+    if spec.init is not None:
+        weights = assert_weights_cleared(storage, spec.init.weights)
+        return hash_json({"mixture": _input_identity(storage, spec.model_copy(update={"init": None}), mixture_info),
+                          "init": weights.checksum})
+    manifest = f"{storage.committed_uri(layout.MIXTURES, spec.mixture)}/{MANIFEST_NAME}"
     if storage.fs.exists(manifest):
         with storage.fs.open(manifest, "r") as f:
             recorded = json.load(f).get("output_hash")

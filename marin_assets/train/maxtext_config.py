@@ -36,6 +36,7 @@ class RunPaths:
     base_output_directory: str
     run_name: str
     jax_cache_dir: str
+    init_parameters: str | None = None  # a cleared weights entry's <checkpoint step>/items (train/weights.py)
 
     @property
     def run_dir(self) -> str:
@@ -114,7 +115,10 @@ def maxtext_keys(spec: TrainingRunSpec, mixture: MixtureLike, paths: RunPaths) -
         "jax_cache_dir": paths.jax_cache_dir,
         **spec.resources.maxtext_hardware_keys(),
         **spec.resources.maxtext_parallelism_keys(),
+        **spec.resources.maxtext_preemption_keys(),
     }
+    if paths.init_parameters is not None:
+        keys["load_parameters_path"] = paths.init_parameters
     if spec.checkpoint.keep is not None:
         keys["max_num_checkpoints_to_keep"] = spec.checkpoint.keep
     keys.update(spec.maxtext_overrides)

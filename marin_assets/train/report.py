@@ -16,11 +16,11 @@ from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.train import domain_report, routing_report
-from marin_assets.train.run_result import TrainingResult
+from marin_assets.train.run_result import RESULT_FILE, TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
 from marin_assets.train.wandb_tracking import describe, wandb_settings
 
-RESULT_FILE, PLOT_FILE, CONFIG_FILE = "result.json", "loss_curve.png", "maxtext.yml"
+PLOT_FILE, CONFIG_FILE = "loss_curve.png", "maxtext.yml"
 DOMAIN_PLOT_FILE = "domain_bpb.png"
 ROUTING_PLOT_FILE = "routing_heatmap.png"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from marin_assets.core.recipes import Recipe
 from marin_assets.train.gpu_catalog import GpuSpec, gpu_spec
@@ -84,6 +84,9 @@ class ResourceConfig(Recipe):
     cpu_cores: float | None = None       # for CPU runs / the launcher's pod request
     memory_gib: float | None = None
     parallelism: Parallelism = Parallelism()
+    # Seconds between SIGTERM (a preempted or evicted pod, a node drain) and SIGKILL: the pods'
+    # terminationGracePeriodSeconds; the trainer gives up its preemption checkpoint a margin earlier.
+    preemption_grace_s: int = Field(default=300, ge=30)
 
     @model_validator(mode="before")
     @classmethod
@@ -184,11 +187,24 @@ class ResourceConfig(Recipe):
             }
         return {"hardware": "tpu", "dtype": "bfloat16"}
 
+    def maxtext_preemption_keys(self) -> dict[str, object]:
+        """Several hosts: MaxText's own preemption path, so every host checkpoints at the same step.
+
+        JAX's preemption sync point (multihost_utils.reached_preemption_sync_point) answers the same on
+        every host once any one got SIGTERM; MaxText then saves that step everywhere and stops.
+        """
+        return {"enable_autocheckpoint": True} if self.num_processes > 1 else {}
+
+    @property
+    def trainer_grace_s(self) -> int:
+        """How long the trainer may take to checkpoint after SIGTERM: the pod's grace minus a margin to exit."""
+        return self.preemption_grace_s - max(10, self.preemption_grace_s // 10)
+
     def process_env(self) -> dict[str, str]:
         """Environment every training process needs (on top of the launcher's own)."""
         # Not DECOUPLE_GCLOUD=TRUE: in MaxText 0.2.5 it also swaps tensorboardX for a no-op writer,
         # and the loss curve and final eval loss are read from TensorBoard events.
-        env: dict[str, str] = {}
+        env: dict[str, str] = {"MARIN_PREEMPT_GRACE_S": str(self.trainer_grace_s)}
         if self.accelerator == "cpu":
             env["JAX_PLATFORMS"] = "cpu"
             if self.chips_per_host > 1:

@@ -15,6 +15,7 @@ from marin_assets.core.storage import Storage
 from marin_assets.train.maxtext_config import MixtureLike, RunPaths
 from marin_assets.train.preflight import PreflightReport, preflight
 from marin_assets.train.runs import TrainingRunSpec
+from marin_assets.train.weights import assert_weights_cleared
 
 # The module every launcher runs in the training process (python -m ENTRY_MODULE config.yml).
 ENTRY_MODULE = "marin_assets.train.maxtext_entry"
@@ -24,11 +25,17 @@ JAX_CACHE_ENV = "MARIN_JAX_CACHE_DIR"
 
 
 def run_paths(storage: Storage, spec: TrainingRunSpec, output_parts: tuple[str, ...] = (layout.TRAINING,)) -> RunPaths:
-    """The run folder is <storage>/<output_parts...>/<run_name>/ (the scaling stage may pass its own parts)."""
+    """The run folder is <storage>/<output_parts...>/<run_name>/ (the scaling stage may pass its own parts).
+
+    A run with `init: {weights: NAME}` gets that entry's checkpoint, refused here (before any launcher
+    starts) when the entry is unknown, uncleared or its checkpoint does not match its checksum.
+    """
+    init = assert_weights_cleared(storage, spec.init.weights).load_parameters_path if spec.init else None
     return RunPaths(
         base_output_directory=storage.uri(*output_parts),
         run_name=spec.run_name,
         jax_cache_dir=os.environ.get(JAX_CACHE_ENV) or storage.uri(".cache", "jax"),
+        init_parameters=init,
     )
 
 

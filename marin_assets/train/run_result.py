@@ -20,6 +20,8 @@ from marin_assets.train.metrics import read_scalars, series
 from marin_assets.train.preflight import PreflightReport
 from marin_assets.train.runs import TrainingRunSpec
 
+RESULT_FILE = "result.json"  # training/<run>/final/result.json: TrainingResult.to_json() + the evaluation
+
 
 class TrainingError(RuntimeError):
     pass

@@ -37,6 +37,12 @@ class CheckpointSettings(Recipe):
     keep: int | None = Field(default=None, gt=0)      # None = keep all
 
 
+class InitSettings(Recipe):
+    # An entry of recipes/weights.yaml: MaxText loads its parameters (load_parameters_path) at step 0,
+    # with a fresh optimizer state (continued pre-training or fine-tuning on this run's mixture).
+    weights: str = Field(description="name of an entry in recipes/weights.yaml")
+
+
 class TrainingRunSpec(Recipe):
     run_name: str
     model: ModelRecipe
@@ -46,6 +52,7 @@ class TrainingRunSpec(Recipe):
     eval: EvalSettings = EvalSettings()
     checkpoint: CheckpointSettings = CheckpointSettings()
     log_period: int = Field(default=100, gt=0)        # TensorBoard flush period
+    init: InitSettings | None = None                  # None: MaxText's random initialisation (init_weights_seed)
     maxtext_overrides: dict[str, Any] = Field(default_factory=dict)  # escape hatch, recorded with the run
     # True: loss_matches_baseline compares the run with recipes/training/baselines/<run>.json and fails
     # when that file is missing (write it with `marin baseline refresh <run>`).

@@ -116,13 +116,26 @@ def preemption_checkpoints(preemption: Preemption) -> None:
 
     MaxText's own preemption path needs JAX's distributed preemption service (absent on one CPU host),
     so this wraps `checkpointing.maybe_save_checkpoint`, which the train loop calls after every step.
+    With several processes (a multi-host slice) MaxText's own path decides instead (the run's config
+    has enable_autocheckpoint): JAX's preemption sync point answers the same on every host, so all of
+    them save the same step and stop together; a host that stopped on its own signal alone would
+    leave the others waiting in the save's collectives. This wrapper then only records the step.
     """
+    import jax
     from maxtext.common import checkpointing
     from maxtext.utils import exceptions
 
     original = checkpointing.maybe_save_checkpoint
 
     def maybe_save_checkpoint(checkpoint_manager, state, config, data_iterator, step=None):
+        if jax.process_count() > 1:
+            try:
+                original(checkpoint_manager, state, config, data_iterator, step)
+            except exceptions.StopTraining:
+                preemption.signal_name = preemption.signal_name or "SIGTERM (preemption sync point)"
+                preemption.checkpoint_step = int(step) if step is not None else None
+                raise
+            return
         original(checkpoint_manager, state, config, data_iterator, step)
         if step is None or checkpoint_manager is None or not preemption.requested.is_set():
             return

@@ -31,10 +31,12 @@ def test_atomic_dir_commits_lists_and_hashes_on_gcs(gcs_emulator):
     # The hash computed while staging is the hash of the committed output (the data version).
     assert storage.content_hash("cleaned", "web") == staged_hash
     assert storage.read_json("cleaned", "web", "stats.json") == {"documents": 2}
-    assert storage.require_committed("cleaned", "web") == storage.uri("cleaned", "web")
-    # No staging folder is left next to the committed output.
-    siblings = storage.fs.ls(storage.uri("cleaned"))
-    assert [s.rsplit("/", 1)[-1] for s in siblings] == ["web"]
+    # The content lives under its own version prefix, named by the pointer (core/commit.py).
+    version = storage.require_committed("cleaned", "web")
+    assert version.startswith(storage.uri("cleaned", "web.v-"))
+    # Only the pointer and that one version sit next to each other: no staging folder is left.
+    siblings = sorted(s.rsplit("/", 1)[-1] for s in storage.fs.ls(storage.uri("cleaned")))
+    assert siblings == ["web", version.rsplit("/", 1)[-1]]
 
 
 def test_content_hash_changes_with_content_on_gcs(gcs_emulator):

@@ -6,6 +6,9 @@ pods' exit reasons and last log lines), on a timeout, and when the Dagster run i
 interrupted (DagsterExecutionInterruptedError / KeyboardInterrupt are BaseExceptions, so the
 cleanup is an `except BaseException` that re-raises). A multi-host TPU slice cannot make progress
 with a host missing, so the first failed pod fails the launch; Dagster's retries start a new one.
+A slice whose failed pods were all preempted (the trainer's `TrainingPreempted:` line with the step
+it checkpointed, or a pod evicted / marked DisruptionTarget by Kubernetes) raises `SlicePreempted`
+with each pod's checkpoint step, which the training launcher turns into a step retry.
 """
 
 from __future__ import annotations
@@ -14,10 +17,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import re
+
 from kubernetes import client as k8s
 from kubernetes.client.exceptions import ApiException
 
 from marin_assets.train.k8s.manifests import JOBSET_GROUP, JOBSET_PLURAL, JOBSET_VERSION, SliceWorkload
+from marin_assets.train.maxtext_entry import PREEMPTED_MARKER
+
+# What maxtext_entry logs after a preemption checkpoint: "...after step N; checkpoint N saved..."
+_CHECKPOINT_SAVED = re.compile(re.escape(PREEMPTED_MARKER) + r".*?checkpoint (\d+) saved")
+_EVICTED = ("Evicted", "Preempting", "Terminated", "DeletionByTaintManager", "TerminationByKubelet")
 
 PENDING, RUNNING, SUCCEEDED, FAILED = "pending", "running", "succeeded", "failed"
 # Condition types that end a workload: batch/v1 Job, then jobset.x-k8s.io JobSet.
@@ -26,6 +36,14 @@ _DONE = {"Job": ("Complete", "Failed"), "JobSet": ("Completed", "Failed")}
 
 class SliceFailed(RuntimeError):
     """The slice workload failed; the message carries the failing pods' exit reasons and log tails."""
+
+
+class SlicePreempted(SliceFailed):
+    """Every failed pod was preempted; `steps` maps each to the step it checkpointed (None: none)."""
+
+    def __init__(self, message: str, steps: dict[str, int | None]):
+        super().__init__(message)
+        self.steps = steps
 
 
 @dataclass(frozen=True)
@@ -37,7 +55,8 @@ class SliceState:
 
 class SliceClient:
     def __init__(self, api_client: k8s.ApiClient, *, poll_interval_s: float = 10.0, log_tail_lines: int = 40,
-                 timeout_s: float | None = None, keep_finished: bool = False, log: Callable[[str], None] = print):
+                 timeout_s: float | None = None, keep_finished: bool = False, log: Callable[[str], None] = print,
+                 preemption_drain_s: float = 0.0):
         self.core = k8s.CoreV1Api(api_client)
         self.batch = k8s.BatchV1Api(api_client)
         self.custom = k8s.CustomObjectsApi(api_client)
@@ -46,6 +65,9 @@ class SliceClient:
         self.timeout_s = timeout_s
         self.keep_finished = keep_finished
         self.log = log
+        # After a preempted pod: how long the other hosts may take to finish their checkpoint and exit
+        # (the pods' terminationGracePeriodSeconds) before the slice is judged and deleted.
+        self.preemption_drain_s = preemption_drain_s
 
     def run(self, workload: SliceWorkload) -> SliceState:
         created: list[str] = []
@@ -83,10 +105,26 @@ class SliceClient:
             if state.phase == SUCCEEDED:
                 return state
             if state.phase == FAILED:
+                if self.preempted_steps(w, state) is not None:
+                    state = self._drained(w, state)
+                    steps = self.preempted_steps(w, state)
+                    if steps is not None:
+                        raise SlicePreempted(self.failure_report(w, state), steps)
                 raise SliceFailed(self.failure_report(w, state))
             if self.timeout_s is not None and time.monotonic() - started > self.timeout_s:
                 raise TimeoutError(f"{w.kind} {w.name} still {state.phase} after {self.timeout_s:.0f} s: {state.detail}")
             time.sleep(self.poll_interval_s)
+
+    def _drained(self, w: SliceWorkload, state: SliceState) -> SliceState:
+        """Wait (up to preemption_drain_s) until no pod runs, so every host's checkpoint step is known."""
+        deadline = time.monotonic() + self.preemption_drain_s
+        while time.monotonic() < deadline:
+            pods = self.core.list_namespaced_pod(w.namespace, label_selector=w.pod_selector).items
+            if not any(p.status and p.status.phase in ("Running", "Pending") for p in pods):
+                break
+            time.sleep(min(self.poll_interval_s, 1.0))
+        drained = self.state(w)
+        return drained if drained.phase == FAILED else state
 
     def state(self, w: SliceWorkload) -> SliceState:
         pods = self.core.list_namespaced_pod(w.namespace, label_selector=w.pod_selector).items
@@ -121,6 +159,21 @@ class SliceClient:
         if not state.failed_pods:
             lines.append("(no failed pod found: the controller ended the workload; see `kubectl describe`)")
         return "\n".join(lines)
+
+    def preempted_steps(self, w: SliceWorkload, state: SliceState) -> dict[str, int | None] | None:
+        """Each failed pod's preemption checkpoint step, or None when any failed pod was not preempted."""
+        if not state.failed_pods:
+            return None
+        steps: dict[str, int | None] = {}
+        for pod in state.failed_pods:
+            saved = _CHECKPOINT_SAVED.findall(self._log_tail(w.namespace, pod.metadata.name))
+            if saved:
+                steps[pod.metadata.name] = int(saved[-1])
+            elif _evicted(pod):
+                steps[pod.metadata.name] = None
+            else:
+                return None
+        return steps
 
     def _log_tail(self, namespace: str, pod: str) -> str:
         try:
@@ -173,6 +226,16 @@ def _ignore_missing(call, *args, **kwargs) -> None:
 
 def _describe(cond: dict) -> str:
     return ": ".join(str(x) for x in (cond.get("reason"), cond.get("message")) if x)
+
+
+def _evicted(pod) -> bool:
+    """Kubernetes took the pod away (eviction, node drain, spot reclaim): not the trainer's own failure."""
+    status = pod.status
+    if status is None:
+        return False
+    if status.reason in _EVICTED:
+        return True
+    return any(c.type == "DisruptionTarget" and c.status == "True" for c in status.conditions or [])
 
 
 def _exit_reason(pod) -> str:

@@ -208,7 +208,9 @@ def _job_spec(req: LaunchRequest, labels: dict, env: list, subdomain: str | None
     )
     pod = k8s.V1PodSpec(containers=[container], restart_policy="Never", subdomain=subdomain,
                         service_account_name=req.service_account, node_selector=node_selector,
-                        tolerations=tolerations, volumes=volumes)
+                        tolerations=tolerations, volumes=volumes,
+                        # SIGTERM -> checkpoint on every host -> exit EXIT_PREEMPTED, before the SIGKILL
+                        termination_grace_period_seconds=res.preemption_grace_s)
     return k8s.V1JobSpec(
         completion_mode="Indexed", completions=res.hosts_per_slice, parallelism=res.hosts_per_slice,
         backoff_limit=0, ttl_seconds_after_finished=FINISHED_TTL_S,

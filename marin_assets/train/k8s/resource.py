@@ -91,5 +91,5 @@ class TpuPodLauncher(dg.ConfigurableResource):
             workload = build_workload(request)
             SliceClient(self.api_client(), poll_interval_s=self.poll_interval_s, log_tail_lines=self.log_tail_lines,
                         timeout_s=self.timeout_s, keep_finished=self.keep_finished,
-                        log=context.log.info).run(workload)
+                        log=context.log.info, preemption_drain_s=resources.preemption_grace_s).run(workload)
         return dg.PipesClientCompletedInvocation(session)

@@ -17,13 +17,14 @@ from pathlib import Path
 import dagster as dg
 
 from marin_assets.core.storage import Storage
-from marin_assets.train.checkpoints import latest_checkpoint_step
+from marin_assets.train.checkpoints import checkpoint_steps, latest_checkpoint_step
+from marin_assets.train.k8s.launcher import SlicePreempted
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.registered_eval_sets import prepare_registered_eval_sets
 from marin_assets.train.run_folder import ENTRY_MODULE, IDENTITY_FILE, plan_run, previous_inputs, run_paths
 from marin_assets.train.maxtext_config import MixtureLike, maxtext_keys, write_maxtext_yaml
 from marin_assets.train.preflight import require_fits
-from marin_assets.train.run_result import TrainingError, TrainingResult, collect_result
+from marin_assets.train.run_result import TrainingError, TrainingPreempted, TrainingResult, collect_result
 from marin_assets.train.runs import TrainingRunSpec
 from marin_assets.train.wandb_tracking import RUN_ID_FIELD, run_id_for, wandb_settings
 
@@ -66,13 +67,40 @@ def launch_on_tpu_slice(
     storage.fs.pipe(config_uri, text.encode())
     prepare_registered_eval_sets(storage, mixture_info, paths.run_dir, context.log)  # the lead pod evaluates them
     started = time.monotonic()
-    invocation = launcher.run(context=context, command=pod_command(), resources=spec.resources,
+    invocation = run_on_slice(context, launcher, command=pod_command(), resources=spec.resources,
                               run_name=spec.run_name, output_uri=paths.base_output_directory,
-                              env={CONFIG_ENV: text, **wandb_env})
+                              env={CONFIG_ENV: text, **wandb_env}, checkpoints_dir=paths.checkpoints_dir)
     messages = invocation.get_custom_messages()
     if not messages:
         raise TrainingError(f"{spec.run_name}: the slice finished without a result from its lead pod")
     return collect_result(spec, paths, report, messages[-1], config_uri, time.monotonic() - started, resumed_from)
+
+
+def run_on_slice(context, launcher: TpuPodLauncher, *, checkpoints_dir: str, run_name: str, **launch):
+    """launcher.run; a preempted slice (every failed pod preempted) becomes TrainingPreempted, which
+    `launchers.launch` turns into Dagster's step retry, the same as a preempted local trainer."""
+    try:
+        return launcher.run(context=context, run_name=run_name, **launch)
+    except SlicePreempted as exc:
+        raise TrainingPreempted(f"{run_name}: {preemption_summary(exc.steps, checkpoints_dir)}") from exc
+
+
+def preemption_summary(steps: dict[str, int | None], checkpoints_dir: str) -> str:
+    """Which step the retry resumes from: a checkpoint every host saved and orbax finalized, or an earlier one.
+
+    Orbax finalizes a step (its _CHECKPOINT_METADATA) only once every host wrote its shards, and
+    MaxText resumes from the latest finalized step, so a step the hosts disagree on, or one a host
+    did not finish, is never used; this says which one the retry will take.
+    """
+    saved = set(steps.values())
+    complete = checkpoint_steps(checkpoints_dir)
+    resume = complete[-1] if complete else None
+    hosts = ", ".join(f"{pod}: {'no checkpoint' if step is None else f'step {step}'}" for pod, step in sorted(steps.items()))
+    agreed = len(saved) == 1 and None not in saved and next(iter(saved)) in complete
+    verdict = (f"every host checkpointed step {resume}" if agreed and resume in saved else
+               f"no checkpoint complete on all hosts at the preemption ({hosts}); "
+               + (f"resuming from step {resume}" if resume is not None else "starting over"))
+    return f"slice preempted ({len(steps)} pod(s): {hosts}); {verdict}; a retry resumes from it"
 
 
 def wandb_for_slice(storage: Storage, run_name: str, run_dir: str, resumed_from: int | None, keys: dict) -> dict:

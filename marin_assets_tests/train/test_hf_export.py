@@ -1,0 +1,87 @@
+"""HF export of a real tiny run: the numpy HF-Llama reference agrees with MaxText's forward pass; mapping bugs fail.
+
+The run is trained for real (training stage's Dagster assets); MaxText's logits come from
+train.checkpoint_model (MaxText's own model and restore); the reference is train.hf_llama_numpy,
+which reads only the exported folder (config.json + safetensors), as transformers would.
+"""
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from marin_assets.train import hf_export
+from marin_assets.train.checkpoint_model import CheckpointModel
+from marin_assets.train.hf_export import Llama2Export, write_hf_folder
+from marin_assets.train.hf_llama_numpy import compare_logits
+from marin_assets_tests.evaluation.trained_run import train_tiny_run
+
+pytestmark = pytest.mark.slow
+
+ROWS = [[2, 40, 100, 44, 150, 7, 3], list(range(2, 90))]
+TOLERANCE = {"max_abs_diff": 1e-3, "min_top1_agreement": 1.0}
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    run_dir = train_tiny_run(tmp_path_factory.mktemp("storage"))
+    return run_dir, CheckpointModel.load(str(run_dir))
+
+
+def _export(model, folder, exporter=None):
+    run_dir, ckpt = model
+    keys = yaml.safe_load((run_dir / "maxtext.yml").read_text())
+    folder.mkdir()
+    if exporter is not None:
+        hf_export.HF_ARCHITECTURES["llama2"], saved = exporter, hf_export.HF_ARCHITECTURES["llama2"]
+    try:
+        files = write_hf_folder(str(folder), keys, ckpt.params, keys["tokenizer_path"],
+                                ckpt.tokenizer.bos_id, ckpt.tokenizer.eos_id)
+    finally:
+        if exporter is not None:
+            hf_export.HF_ARCHITECTURES["llama2"] = saved
+    return files, compare_logits(str(folder), ckpt.logits, ROWS, TOLERANCE["max_abs_diff"],
+                                 TOLERANCE["min_top1_agreement"])
+
+
+def test_the_export_matches_maxtexts_logits(model, tmp_path):
+    files, figures = _export(model, tmp_path / "hf")
+    print(f"HF export logits check: {figures}")
+    assert figures["passed"], figures
+    assert {"config.json", "generation_config.json", "model.safetensors", "tokenizer.json"} <= set(files)
+    config = json.loads((tmp_path / "hf" / "config.json").read_text())
+    assert config["architectures"] == ["LlamaForCausalLM"] and config["num_hidden_layers"] == 2
+
+
+class _WithMaxTextsRopeHook(Llama2Export):
+    """MaxText's LLAMA31 hooks unfiltered: the interleaved->half RoPE permutation a default llama2 must not get."""
+
+    def hooks(self):
+        from maxtext.checkpoint_conversion.utils.param_mapping import LLAMA31_MAXTEXT_TO_HF_PARAM_HOOK_FN
+
+        return LLAMA31_MAXTEXT_TO_HF_PARAM_HOOK_FN({"num_hidden_layers": self.layers, "head_dim": self.head_dim},
+                                                   None, scan_layers=False, saving_to_hf=True)
+
+
+class _SwappedGateUp(Llama2Export):
+    def names(self):
+        names = super().names()
+        gate, up = "params-decoder-layers_0-mlp-wi_0-kernel", "params-decoder-layers_0-mlp-wi_1-kernel"
+        names[gate], names[up] = names[up], names[gate]
+        return names
+
+
+class _TransposedValue(Llama2Export):
+    def tensors(self, flat):
+        out = super().tensors(flat)
+        v = out["model.layers.1.self_attn.v_proj.weight"]
+        out["model.layers.1.self_attn.v_proj.weight"] = np.ascontiguousarray(v.reshape(v.shape[::-1]).T)
+        return out
+
+
+@pytest.mark.parametrize("exporter", [_WithMaxTextsRopeHook, _SwappedGateUp, _TransposedValue],
+                         ids=["rope-layout", "swapped-gate-up", "transposed-value"])
+def test_a_mapping_bug_fails_the_logits_check(model, tmp_path, exporter):
+    _, figures = _export(model, tmp_path / "hf", exporter)
+    assert not figures["passed"], figures
