@@ -225,6 +225,9 @@ def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
         assert not failed[name].passed, name
     assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
     assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
+    intervals = failed["parametric_intervals_narrow"].metadata["intervals"]  # a table, not raw JSON
+    assert [c.name for c in intervals.schema.columns] == ["parameter", "lo", "hi", "hi_over_lo"]
+    assert all(r.data["hi_over_lo"] > 1.0001 or r.data["hi"] <= r.data["lo"] * 1.0001 for r in intervals.records)
 
 
 @pytest.mark.slow
