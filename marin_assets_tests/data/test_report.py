@@ -91,3 +91,14 @@ def test_funnel_bars_are_short_enough_to_show_inline():
     lines = text.splitlines()[2:]
     assert lines[0].startswith("| read | " + "█" * 24 + " | 20 |")  # the longest bar: everything read
     assert lines[-1].startswith("| dedup | ") and "| 9 | -2 |" in lines[-1]  # ends at kept
+
+
+def test_rejected_examples_are_shortened_for_the_ui_table():
+    from marin_assets.data.clean_assets import SHOWN_CHARS, rejected_examples_table
+
+    long = {"rule": "c4:too_few_sentences", "id": "d1", "url": "https://example.org/" + "p" * 100,
+            "excerpt": "word " * 100, "value": None}
+    [record] = rejected_examples_table([long]).records
+    assert len(record.data["excerpt"]) == SHOWN_CHARS["excerpt"] and record.data["excerpt"].endswith("…")
+    assert len(record.data["url"]) == SHOWN_CHARS["url"] and record.data["value"] == ""
+    assert record.data["rule"] == "c4:too_few_sentences"  # short values as they are

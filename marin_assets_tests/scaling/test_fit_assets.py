@@ -74,6 +74,9 @@ def test_fits_materialize_with_plots_tables_and_warnings(suite):
     assert [t["C"] for t in targets] == [3e12, 3e13, 3e14]
     for t in targets:
         assert t["loss_lo"] <= t["loss"] <= t["loss_hi"] and t["N_opt_lo"] < t["N_opt_hi"]
+    shown = _meta(result, "scaling_predictions")["predictions"]  # a typed table, 4 significant figures
+    assert isinstance(shown, dg.TableMetadataValue) and [r.data["C"] for r in shown.records] == [3e12, 3e13, 3e14]
+    assert shown.records[0].data["loss"] == float(f"{targets[0]['loss']:.4g}")
     n_true, _ = LAW.compute_optimal(targets[0]["C"])  # 10x: close; 1000x from 11 runs is only indicative
     assert targets[0]["N_opt"] == pytest.approx(n_true, rel=0.5)
     assert targets[0]["N_opt_isoflop"] == pytest.approx(n_true, rel=0.3)

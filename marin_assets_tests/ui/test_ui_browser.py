@@ -148,8 +148,11 @@ def test_materialize_one_partition_from_the_ui(server, page):
     run_id = page.url.rstrip("/").split("/runs/")[1].split("?")[0]
     wanted = {ASSET_TAG: CHEAP_ASSET, PARTITION_TAG: CHEAP_PARTITION, STAGE_JOB_TAG: "data_cleaned_documents_job"}
     assert wait_for_tags(server, run_id, wanted) == wanted
-    page.reload()
-    page.get_by_text(f"{STAGE_JOB_TAG}: data_cleaned_documents_job").first.wait_for(timeout=LOAD_TIMEOUT_MS)
+    page.goto(f"{server.url}/runs")  # the runs list shows a run's tags on its row
+    row = page.locator("div[data-index]", has=page.locator(f'a[href="/runs/{run_id}"]')).first
+    row.wait_for(timeout=LOAD_TIMEOUT_MS)
+    row.get_by_text(f"{ASSET_TAG}: {CHEAP_ASSET}").wait_for()
+    row.get_by_text(f"{PARTITION_TAG}: {CHEAP_PARTITION}").wait_for()
     screenshot(page, "materialize_run_tagged")
 
 
