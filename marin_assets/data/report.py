@@ -87,16 +87,16 @@ def length_histograms(kept: list[int], rejected: list[int]) -> dict[str, list[di
     return {"kept": length_histogram(kept, edges), "rejected": length_histogram(rejected, edges)}
 
 
-BAR_WIDTH = 24  # characters of the longest bar in the text plot
+BAR_WIDTH = 16  # characters of the longest bar: the UI's metadata column shows about 40
 
 
 def funnel_bars(report: dict) -> str:
     """The funnel as a Markdown table with text bars: legible at any size, short enough to show inline."""
     stages = report["funnel"]
     top = max((s["remaining"] for s in stages), default=0) or 1
-    rows = [[s["stage"], "█" * round(BAR_WIDTH * s["remaining"] / top) or "▏", s["remaining"],
-             f"-{s['removed']}" if s["removed"] else ""] for s in stages]
-    return _table(["stage", "documents remaining", "n", "removed"], rows)
+    rows = [[s["stage"], s["remaining"], f"-{s['removed']}" if s["removed"] else "",
+             "█" * round(BAR_WIDTH * s["remaining"] / top) or "▏"] for s in stages]  # numbers first: never clipped
+    return _table(["stage", "remaining", "removed", "documents remaining"], rows)
 
 
 def duplicate_cluster_sizes(kept: list[dict], duplicates: list[dict], dedup) -> dict[int, int] | None:
