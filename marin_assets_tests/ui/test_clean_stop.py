@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from marin_assets_tests.dagster_dev import dagster_dev
+from marin_assets_tests.ui.quickstart import ingest_sources, quickstart_workspace
 
 pytestmark = pytest.mark.slow
 STOP_WITHIN_S = 15
@@ -50,7 +51,11 @@ def alive(pid: int) -> bool:
 
 
 def test_dagster_dev_stops_on_one_sigterm(tmp_path):
-    with dagster_dev(tmp_path / "home", module="marin_assets.definitions", attribute="defs") as server:
+    """After the quickstart (every source ingested, so the sensors start no run), started and stopped."""
+    ws, env = quickstart_workspace(tmp_path)
+    home = ws.root / "dagster_home"
+    ingest_sources(home, env)
+    with dagster_dev(home, module="marin_assets.definitions", attribute="defs", env=env) as server:
         deadline = time.monotonic() + 300
         while len(tree := process_tree(server.pid)) < 4 and time.monotonic() < deadline:
             time.sleep(1)  # the webserver, the daemon and the code server(s) come up one after another
