@@ -19,7 +19,7 @@ import dagster as dg
 from marin_assets.console import QuietConsole
 from marin_assets.core.waiting import EXIT_STOPPED, Stopped, raise_if_signalled, stop_on_sigterm
 from marin_assets.pool_slots import pools_of, wait_for_pool_slots
-from marin_assets.resources.stage_jobs import job_name_for, run_tags, stage_jobs
+from marin_assets.resources.stage_jobs import STAGE_JOB_TAG, job_name_for, run_tags, stage_jobs
 from marin_assets.stale_status import StaleStatus, asset_nodes, toposorted
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 
@@ -77,7 +77,7 @@ def execute(defs: dg.Definitions, instance: dg.DagsterInstance, run: PlannedRun)
         instance=instance,
         partition_key=run.partition_key,
         asset_selection=list(run.asset_keys),
-        tags=run_tags(key, run.partition_key),
+        tags={**run_tags(key, run.partition_key), STAGE_JOB_TAG: name},  # as the UI's runs get them (run_names)
         raise_on_error=False,
     )
 

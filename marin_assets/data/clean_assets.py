@@ -86,11 +86,19 @@ def cleaned_documents(
         )
 
 
+SHOWN_CHARS = {"excerpt": 80, "url": 60, "value": 40}  # the UI's columns stay readable; the Parquet keeps all
+
+
+def _shown(value, column: str) -> str:
+    text = "" if value is None else " ".join(str(value).split())
+    limit = SHOWN_CHARS.get(column)
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
 def rejected_examples_table(examples: list[dict]) -> dg.TableMetadataValue:
     """Per rule, a few rejected documents and the value that tripped the rule, for judging the rule."""
     schema = dg.TableSchema(columns=[dg.TableColumn(name, "string") for name in EXAMPLE_COLUMNS])
-    records = [dg.TableRecord({name: "" if row[name] is None else str(row[name]) for name in EXAMPLE_COLUMNS})
-               for row in examples]  # fmt: skip
+    records = [dg.TableRecord({name: _shown(row[name], name) for name in EXAMPLE_COLUMNS}) for row in examples]
     return dg.MetadataValue.table(records, schema=schema)
 
 

@@ -16,6 +16,7 @@ from marin_assets.data.compliance import require_sources_cleared
 from marin_assets.data.curation_inputs import MODEL_NAME
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
+from marin_assets.resources.metadata_tables import counts_table, metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
@@ -67,8 +68,11 @@ def quality_classifier(context: dg.AssetExecutionContext, storage: StorageResour
             stats={**metrics, "train": len(examples.train), "model_bytes": len(model_bytes)},
             output_hash=digest,
             extra_metadata={
-                "label_counts": dg.MetadataValue.json(examples.label_counts),
-                "top_features": dg.MetadataValue.json(features),
+                "label_counts": counts_table(examples.label_counts, key="label"),
+                "top_features": metadata_table(
+                    [{"pushes_towards": side, "word": word, "weight": weight}
+                     for side, pairs in features.items() for word, weight in pairs],
+                    columns=["pushes_towards", "word", "weight"]),
                 "model_sha256": digest,
             },
             sources=[*recipe.positive_sources, *recipe.negative_sources],

@@ -22,11 +22,14 @@ from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.source_roots import require_files_within
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.recording import record_output
+from marin_assets.resources.stage_job_names import STAGE_JOB_TAG, run_tags
 from marin_assets.resources.storage import StorageResource
 
 # The registry entry of each source is recorded per materialization (manifest recipe), not here:
 # editing one source's entry must not make every source's raw_corpus look changed.
 CODE_VERSION = code_version("raw_corpus", compliance_rules, file_listing)
+FINGERPRINT_KEY = "source_fingerprint"  # raw_corpus metadata: the file listing it ingested (watch.py)
+CLEANED_KEY = dg.AssetKey("cleaned_documents")
 
 
 @dg.observable_source_asset(
@@ -69,7 +72,9 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
             stats={"files": len(inventory["files"]), "bytes": sum(f["size"] for f in inventory["files"])},
             output_hash=inventory["content_hash"],
             extra_metadata={"license": spec.license, "compliance_cleared": verdict.cleared,
-                            "compliance": verdict.summary()},
+                            "compliance": verdict.summary(),
+                            # what the sensor compares with: no re-ingest of files already ingested
+                            FINGERPRINT_KEY: watch.source_fingerprint(spec) or ""},
             sources=[spec.name],
         )
 
@@ -101,30 +106,59 @@ def compliance(context: dg.AssetCheckExecutionContext, storage: StorageResource)
     )
 
 
-# The per-source assets share the source's partition, so a changed source re-runs exactly its partitions.
-# On by default: re-ingesting a changed source is the lineage promise, and it is cheap when nothing changed.
-@dg.sensor(target=dg.AssetSelection.assets(raw_corpus, "cleaned_documents"), minimum_interval_seconds=60,
-           default_status=dg.DefaultSensorStatus.RUNNING, description="Re-ingest sources whose files changed.")
-def source_files_sensor(context: dg.SensorEvaluationContext):
-    previous = watch.parse_cursor(context.cursor)
-    current = dict(previous)
-    for spec in load_sources().sources:
-        try:
-            current[spec.name] = watch.source_fingerprint(spec)
-        except Exception as exc:  # one unreachable location must not stop watching the others
-            context.log.warning(f"source {spec.name}: cannot list {spec.uri}: {exc}")
-    changed = watch.changed_sources(previous, current)
-    context.update_cursor(watch.dump_cursor(current))
-    if not changed:
-        return dg.SkipReason("no source files changed")
-    requests = [dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name) for name in changed]
-    # dedup scope global: every partition's dedup reads every source, so every partition is stale.
-    peers = watch.peers_to_reclean(changed, current, load_cleaning_recipe().dedup.scope)
-    stamp = hash_json({name: current[name] for name in changed})
-    return requests + [dg.RunRequest(run_key=f"{name}:peers:{stamp}", partition_key=name,
-                                     asset_selection=[dg.AssetKey("cleaned_documents")]) for name in peers]
+def ingested_fingerprint(instance: dg.DagsterInstance, source: str) -> str | None:
+    """The fingerprint of the files the latest raw_corpus[source] ingested; None if it never ran here."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=raw_corpus.key, asset_partitions=[source]), limit=1
+    ).records
+    value = records[0].asset_materialization.metadata.get(FINGERPRINT_KEY) if records else None
+    return (str(value.value) or None) if value is not None else None  # "": it had no files
+
+
+def build_source_files_sensor(job_name: str) -> dg.SensorDefinition:
+    """The sensor, launching through the stage job `job_name` (the runs list and timeline name it)."""
+
+    # The per-source assets share the source's partition, so a changed source re-runs exactly its partitions.
+    # On by default: re-ingesting a changed source is the lineage promise, and it is cheap when nothing changed.
+    @dg.sensor(name="source_files_sensor", job_name=job_name, minimum_interval_seconds=60,
+               default_status=dg.DefaultSensorStatus.RUNNING,
+               description="Re-ingest (raw_corpus + cleaned_documents) each source whose files changed since its "
+               "latest raw_corpus materialization; checks every 60 s. Turn it off on the Automation page or "
+               "with `dagster sensor stop source_files_sensor -m marin_assets.definitions`.")
+    def source_files_sensor(context: dg.SensorEvaluationContext):
+        previous = watch.parse_cursor(context.cursor)
+        current = dict(previous)
+        for spec in load_sources().sources:
+            try:
+                current[spec.name] = watch.source_fingerprint(spec)
+            except Exception as exc:  # one unreachable location must not stop watching the others
+                context.log.warning(f"source {spec.name}: cannot list {spec.uri}: {exc}")
+                continue
+            if spec.name not in previous:  # first sight (a fresh cursor): what was ingested already counts as seen
+                seen = ingested_fingerprint(context.instance, spec.name)
+                if seen is not None:
+                    previous[spec.name] = seen
+        changed = watch.changed_sources(previous, current)
+        context.update_cursor(watch.dump_cursor(current))
+        if not changed:
+            return dg.SkipReason("no source files changed since they were last ingested")
+        requests = [
+            dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name,
+                          asset_selection=[raw_corpus.key, CLEANED_KEY],
+                          tags={**run_tags(CLEANED_KEY, name), STAGE_JOB_TAG: job_name})
+            for name in changed
+        ]
+        # dedup scope global: every partition's dedup reads every source, so every partition is stale.
+        peers = watch.peers_to_reclean(changed, current, load_cleaning_recipe().dedup.scope)
+        stamp = hash_json({name: current[name] for name in changed})
+        return requests + [
+            dg.RunRequest(run_key=f"{name}:peers:{stamp}", partition_key=name, asset_selection=[CLEANED_KEY],
+                          tags={**run_tags(CLEANED_KEY, name), STAGE_JOB_TAG: job_name})
+            for name in peers
+        ]
+
+    return source_files_sensor
 
 
 RAW_ASSETS = [source_files, raw_corpus]
 RAW_CHECKS = [compliance]
-RAW_SENSORS = [source_files_sensor]

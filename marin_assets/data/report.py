@@ -70,13 +70,36 @@ def languages(rows: Iterable[dict]) -> Counter:
     return out
 
 
-def length_histogram(lengths: list[int], bins: int = 12) -> list[dict]:
-    """Counts per log10-spaced bin of character length."""
+def length_edges(lengths: list[int], bins: int = 12) -> list[int]:
+    """log10-spaced bin edges (characters) from 1 to past the longest document."""
+    top = max(lengths, default=0) + 1
+    return [int(e) for e in np.unique(np.logspace(0, math.log10(max(top, 2)), bins + 1).round().astype(int))]
+
+
+def length_histogram(lengths: list[int], edges: list[int]) -> list[dict]:
+    """Counts per bin [from, to); an empty text (length 0) counts in the first bin, none is dropped."""
     if not lengths:
         return []
-    edges = np.unique(np.logspace(0, math.log10(max(lengths) + 1), bins + 1).round().astype(int))
-    counts, _ = np.histogram(lengths, bins=edges)
+    counts, _ = np.histogram(np.clip(lengths, edges[0], edges[-1] - 1), bins=edges)
     return [{"from": int(a), "to": int(b), "documents": int(c)} for a, b, c in zip(edges[:-1], edges[1:], counts)]
+
+
+def length_histograms(kept: list[int], rejected: list[int]) -> dict[str, list[dict]]:
+    """Kept and rejected lengths over the same bins, so the two can be compared bin by bin."""
+    edges = length_edges(kept + rejected)
+    return {"kept": length_histogram(kept, edges), "rejected": length_histogram(rejected, edges)}
+
+
+BAR_WIDTH = 16  # characters of the longest bar: the UI's metadata column shows about 40
+
+
+def funnel_bars(report: dict) -> str:
+    """The funnel as a Markdown table with text bars: legible at any size, short enough to show inline."""
+    stages = report["funnel"]
+    top = max((s["remaining"] for s in stages), default=0) or 1
+    rows = [[s["stage"], s["remaining"], f"-{s['removed']}" if s["removed"] else "",
+             "█" * round(BAR_WIDTH * s["remaining"] / top) or "▏"] for s in stages]  # numbers first: never clipped
+    return _table(["stage", "remaining", "removed", "documents remaining"], rows)
 
 
 def duplicate_cluster_sizes(kept: list[dict], duplicates: list[dict], dedup) -> dict[int, int] | None:
@@ -126,8 +149,8 @@ def build_report(source: str, stats: dict, kept: list[dict], rejected: list[dict
         "funnel": [{"stage": s, "removed": r, "remaining": n} for s, r, n in funnel(stats)],
         "quarantined_by_reason": stats.get("quarantined_by_reason", {}),
         "top_rejected_reasons": top_reasons(rejected),
-        "length_histogram": {"kept": length_histogram([len(r["text"] or "") for r in kept]),
-                             "rejected": length_histogram([len(r["text"] or "") for r in rejected])},
+        "length_histogram": length_histograms([len(r["text"] or "") for r in kept],
+                                              [len(r["text"] or "") for r in rejected]),
         "languages": {"kept": dict(languages(kept).most_common()), "rejected": dict(languages(rejected).most_common())},
         "duplicate_cluster_sizes": duplicate_cluster_sizes(kept, duplicates, dedup),
         "pii": {k.split(":", 1)[1]: n for k, n in counts.items() if k.startswith("pii:")},

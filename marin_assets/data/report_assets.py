@@ -14,6 +14,7 @@ from marin_assets.core.code_versions import code_version
 from marin_assets.data import report, report_plots
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.partitions import SOURCE_PARTITIONS
+from marin_assets.resources.metadata_tables import counts_table, metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
@@ -29,6 +30,14 @@ def _rows(storage: StorageResource, source: str, table: str) -> list[dict]:
                 parquet = pq.ParquetFile(f)
                 rows.extend(parquet.read(columns=[c for c in COLUMNS[table] if c in parquet.schema_arrow.names]).to_pylist())
     return rows
+
+
+def length_rows(histogram: dict[str, list[dict]]) -> list[dict]:
+    """One row per shared length bin: kept and rejected side by side."""
+    kept, rejected = histogram["kept"], histogram["rejected"]
+    bins = kept or rejected
+    return [{"from_chars": b["from"], "to_chars": b["to"], "kept": kept[i]["documents"] if kept else 0,
+             "rejected": rejected[i]["documents"] if rejected else 0} for i, b in enumerate(bins)]
 
 
 @dg.asset(
@@ -59,15 +68,24 @@ def data_report(context: dg.AssetExecutionContext, storage: StorageResource) -> 
             staged,
             recipe=load_cleaning_recipe().dedup,
             code_version=CODE_VERSION,
-            stats={k: built[k] for k in ("records_in", "kept", "rejected", "quarantined")},
+            stats={**{k: built[k] for k in ("records_in", "kept", "rejected", "quarantined")},
+                   "kept_share": round(built["kept"] / built["records_in"], 3) if built["records_in"] else 0.0},
+            # the headline numbers (stats), then a plot legible where it is shown (text bars, inline),
+            # the tables, and the full report with its figures one click down
             extra_metadata={
+                "funnel_plot": dg.MetadataValue.md(report.funnel_bars(built)),
+                "funnel": metadata_table(built["funnel"], columns=["stage", "removed", "remaining"]),
+                "lengths": metadata_table(length_rows(built["length_histogram"]),
+                                          columns=["from_chars", "to_chars", "kept", "rejected"]),
+                "pii": counts_table(built["pii"], key="kind"),
+                "decontamination": counts_table(built["decontamination"], key="eval_set_count"),
+                "duplicate_cluster_sizes": metadata_table(
+                    [{"cluster_size": int(k), "clusters": v} for k, v in (built["duplicate_cluster_sizes"] or {}).items()],
+                    columns=["cluster_size", "clusters"]),
                 "report": dg.MetadataValue.md(report.markdown(built, inline)),
-                "funnel": dg.MetadataValue.json(built["funnel"]),
-                "pii": dg.MetadataValue.json(built["pii"]),
-                "decontamination": dg.MetadataValue.json(built["decontamination"]),
-                "duplicate_cluster_sizes": dg.MetadataValue.json(built["duplicate_cluster_sizes"]),
                 "report_markdown": dg.MetadataValue.path(f"{staged.final_uri}/report.md"),
             },
+            previews=False,  # a 1-bit thumbnail of the funnel says less than funnel_plot
         )
 
 

@@ -27,15 +27,18 @@ def funnel_png(report: dict) -> bytes:
 
 
 def lengths_png(report: dict) -> bytes:
+    """Kept and rejected on the same log bins (report.length_histograms), on a numeric log axis."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3))
-    for name, color in (("kept", "#4c72b0"), ("rejected", "#dd8452")):
+    for name, color, hatch in (("kept", "#4c72b0", None), ("rejected", "#dd8452", "//")):
         bins = report["length_histogram"][name]
         if bins:
-            ax.bar([f"{b['from']}" for b in bins], [b["documents"] for b in bins], alpha=0.6, label=name, color=color)
-    ax.set_xlabel("document length (characters, log bins: lower edge)")
+            edges = [b["from"] for b in bins] + [bins[-1]["to"]]
+            ax.stairs([b["documents"] for b in bins], edges, fill=True, alpha=0.5, color=color, hatch=hatch,
+                      label=f"{name} ({sum(b['documents'] for b in bins)})")
+    ax.set_xscale("log")
+    ax.set_xlabel("document length (characters, log scale; same bins for kept and rejected)")
     ax.set_ylabel("documents")
-    ax.tick_params(axis="x", labelrotation=45, labelsize=7)
     ax.legend()
     return _png(fig)
 

@@ -10,11 +10,12 @@ from marin_assets.governance.schedules import (
     nightly_validation_schedule,
 )
 from marin_assets.governance.run_health import dead_run_worker_sensor
+from marin_assets.governance.run_names import run_names_sensor
 from marin_assets.governance.sensors import failure_catalog_sensor
 
 defs = dg.Definitions(
     assets=[audit_report, failure_catalog],
-    sensors=[failure_catalog_sensor, nightly_validation_chain, dead_run_worker_sensor],
+    sensors=[failure_catalog_sensor, nightly_validation_chain, dead_run_worker_sensor, run_names_sensor],
     schedules=[nightly_validation_schedule, storage_gc_schedule],
     jobs=[*nightly_validation_jobs, storage_gc_job],
 )

@@ -107,6 +107,7 @@ def record_output(
     manifest_extra: dict | None = None,
     sources: list[str] | None = None,
     extra_inputs: dict[str, tuple[str, str]] | None = None,
+    previews: bool = True,
 ) -> dg.MaterializeResult:
     """Hash the staged output, write its provenance manifest beside it, return the result.
 
@@ -153,7 +154,7 @@ def record_output(
     provenance = dg.MetadataValue.json(flat.pop("provenance"))
     summary = {k: flat.pop(k) for k in list(flat) if k in (stats or {})}
     metadata = {
-        **plot_previews(extra_metadata or {}),
+        **(plot_previews(extra_metadata or {}) if previews else {}),
         **summary,
         **(extra_metadata or {}),
         **flat,

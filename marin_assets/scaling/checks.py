@@ -9,6 +9,7 @@ they serve a trained suite and an external one (key prefix) alike.
 import dagster as dg
 import pandas as pd
 
+from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.storage import StorageResource
 
 from marin_assets.scaling import results, validation
@@ -92,7 +93,11 @@ def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None =
         return dg.AssetCheckResult(
             passed=not wide, severity=dg.AssetCheckSeverity.WARN,
             metadata={"wide": " | ".join(wide) or "none", "max_ratio": fit.max_interval_ratio,
-                      "intervals": dg.MetadataValue.json(report["intervals"])},
+                      # one row per parameter: the interval's ends and hi/lo, 4 significant figures
+                      "intervals": metadata_table(
+                          [{"parameter": k, "lo": lo, "hi": hi, "hi_over_lo": hi / lo if lo else None}
+                           for k, (lo, hi) in report["intervals"].items()],
+                          columns=["parameter", "lo", "hi", "hi_over_lo"])},
         )
 
     checks = [isoflop_minima_bracketed, lobo_check("isoflop", "Approach 2", iso_key),

@@ -125,7 +125,10 @@ def build_fit_assets(
             path = write_png(staged, "optimal_allocation.png", png)
             return record_output(
                 context, staged, recipe={"targets": targets, "fit": fit_section}, code_version=predictions_version,
-                extra_metadata={"predictions": dg.MetadataValue.md(table.to_markdown(index=False, floatfmt=".4g")),
+                # a typed table (4 significant figures, one column per field): a Markdown table clipped its columns
+                extra_metadata={"predictions": metadata_table(
+                    [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}  # NaN: no value
+                     for row in table.to_dict("records")], columns=list(table.columns)),
                                 **png_metadata(png, path, "optimal_allocation")},
             )
 

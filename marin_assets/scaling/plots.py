@@ -25,7 +25,17 @@ def markdown_image(png: bytes, alt: str) -> str:
     return f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode()})"
 
 
-def isoflop_curves(points: pd.DataFrame, fit: IsoflopFit) -> bytes:
+def readable_log_ticks(axis) -> None:
+    """At most ~6 labels on a log axis, as 2e+05: a range under a decade otherwise labels every
+    minor tick in full (2x10^5, 3x10^5, ...), and the labels overlap."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0e}".replace("e+0", "e").replace("e-0", "e-")))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def isoflop_figure(points: pd.DataFrame, fit: IsoflopFit):
     """Loss vs N per budget: observed runs, fitted parabola, and its minimum (hollow if unusable)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -40,11 +50,16 @@ def isoflop_curves(points: pd.DataFrame, fit: IsoflopFit) -> bytes:
             ax.scatter([budget.N_opt], [budget.loss_opt], marker="*", s=140, edgecolor="black",
                        color=color if budget.usable else "none", zorder=3)
     ax.set_xscale("log")
+    readable_log_ticks(ax.xaxis)
     ax.set_xlabel("non-embedding parameters N")
     ax.set_ylabel("final eval loss")
     ax.set_title("isoFLOP curves (star: fitted minimum)")
     ax.legend(fontsize=7)
-    return _png(fig)
+    return fig
+
+
+def isoflop_curves(points: pd.DataFrame, fit: IsoflopFit) -> bytes:
+    return _png(isoflop_figure(points, fit))
 
 
 def optimal_allocation(fit: IsoflopFit, targets: list[float], law: Law | None = None) -> bytes:
@@ -65,6 +80,7 @@ def optimal_allocation(fit: IsoflopFit, targets: list[float], law: Law | None = 
         for target in targets:
             ax.axvline(target, color="grey", lw=0.6, ls=":")
         ax.set_xscale("log"), ax.set_yscale("log")
+        readable_log_ticks(ax.xaxis)
         ax.set_xlabel("compute C (FLOPs, 6ND)")
         ax.set_ylabel(name)
         ax.legend(fontsize=7)

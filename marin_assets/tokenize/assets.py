@@ -51,7 +51,9 @@ def tokenizer(context: dg.AssetExecutionContext, storage: StorageResource) -> dg
             context, staged, recipe=spec, code_version=TOKENIZER_VERSION, output_hash=summary.hash,
             stats={"vocab_size": summary.vocab_size, "pad_id": summary.pad_id, "bos_id": summary.bos_id,
                    "eos_id": summary.eos_id, "tokenizer_hash": summary.hash},
-            extra_metadata={"sample_encodings": dg.MetadataValue.json(summary.sample_encodings)},
+            extra_metadata={"sample_encodings": metadata_table(
+                [{"text": text, "tokens": len(ids), "ids": " ".join(map(str, ids))}
+                 for text, ids in summary.sample_encodings.items()], columns=["text", "tokens", "ids"])},
         )
 
 
@@ -74,8 +76,10 @@ def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource
         staged.write_json(stats, STATS_FILE)
         return record_output(
             context, staged, recipe=recipe, code_version=TOKENIZED_VERSION, stats=stats,
-            extra_metadata={"tokens_per_document_histogram": dg.MetadataValue.json(stats["tokens_per_document_histogram"]),
-                            "shards": dg.MetadataValue.json(stats["shards"])},
+            extra_metadata={"tokens_per_document_histogram": metadata_table(
+                                shards.histogram_rows(stats["tokens_per_document_histogram"]),
+                                columns=["tokens_from", "tokens_to", "documents"]),
+                            "shards": metadata_table([{"shard": name} for name in stats["shards"]], columns=["shard"])},
         )
 
 

@@ -137,6 +137,15 @@ def document_lengths(tokens: pa.ListArray | pa.ChunkedArray) -> np.ndarray:
     return np.diff(np.asarray(tokens.offsets)).astype(np.int64)
 
 
+def histogram_rows(histogram: dict[str, int]) -> list[dict]:
+    """A length_histogram() as rows with numeric bounds, smallest first (a table sorts them as numbers)."""
+    rows = []
+    for bucket, n in histogram.items():
+        lo, hi = (0, int(bucket[2:])) if bucket.startswith("<=") else map(int, bucket.split("-"))
+        rows.append({"tokens_from": lo, "tokens_to": hi, "documents": int(n)})
+    return sorted(rows, key=lambda r: r["tokens_from"])
+
+
 def length_histogram(lengths: np.ndarray) -> dict[str, int]:
     """Documents per token-count bucket, by powers of two: {"<=16": n, "17-32": n, ...}."""
     if lengths.size == 0:

@@ -14,7 +14,7 @@ import fsspec
 
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
-from marin_assets.resources.metadata_tables import metadata_table
+from marin_assets.resources.metadata_tables import metadata_table, round_sig
 from marin_assets.train import domain_report, routing_report
 from marin_assets.train.run_result import RESULT_FILE, TrainingResult
 from marin_assets.train.preflight import ProfileEstimate
@@ -78,7 +78,7 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "loss_curve_png": dg.MetadataValue.path(plot_path),
         "curves": dg.MetadataValue.path(f"{final_dir}/{RESULT_FILE}"),  # train and eval curves, every step
         "eval_tokens": dg.MetadataValue.int(int(result.eval_tokens)),
-        "flops_per_token": dg.MetadataValue.float(result.flops_per_token),
+        "flops_per_token": dg.MetadataValue.float(round_sig(float(result.flops_per_token), 4)),
         "checkpoint_uri": dg.MetadataValue.path(result.checkpoint_uri),
         "checkpoint_hash": dg.MetadataValue.text(result.checkpoint_hash),
         "tensorboard_dir": dg.MetadataValue.path(result.tensorboard_dir),
@@ -188,9 +188,9 @@ def preflight_metadata(plan: dict, profile: ProfileEstimate | None) -> dict:
         "steps": dg.MetadataValue.int(report["steps"]),
         "num_devices": dg.MetadataValue.int(report["num_devices"]),
         "per_device_batch_size": dg.MetadataValue.float(report["per_device_batch_size"]),
-        "flops_per_token": dg.MetadataValue.float(report["flops_per_token"]),
-        "flops_per_step": dg.MetadataValue.float(report["flops_per_step"]),
-        "total_flops": dg.MetadataValue.float(report["total_flops"]),
+        "flops_per_token": dg.MetadataValue.float(round_sig(float(report["flops_per_token"]), 4)),
+        "flops_per_step": dg.MetadataValue.float(round_sig(float(report["flops_per_step"]), 4)),
+        "total_flops": dg.MetadataValue.float(round_sig(float(report["total_flops"]), 4)),
         "memory_per_device_gib": dg.MetadataValue.float(round(memory.get("total_bytes", 0) / 1024**3, 4)),
         "memory_available_gib": dg.MetadataValue.text(
             f"{memory['available_bytes'] / 1024**3:.2f}" if memory.get("available_bytes") else "unknown"

@@ -45,7 +45,10 @@ def test_curation_assets_materialize_on_the_sample(tmp_path, spark_resource):
     trained = _metadata(_run(store, [quality_classifier], spark_resource), quality_classifier)
     model = (store / "quality_classifier" / "model.bin").read_bytes()
     assert trained.tags["dagster/data_version"] == trained.metadata["model_sha256"].value
-    assert trained.metadata["accuracy"].value >= 0.8 and trained.metadata["label_counts"].value["__label__lq"] > 0
+    assert trained.metadata["accuracy"].value >= 0.8 and {r.data["label"]: r.data["count"] for r in trained.metadata["label_counts"].records}["__label__lq"] > 0
+    features = trained.metadata["top_features"]  # a table: label side, word, weight (numeric)
+    assert {r.data["pushes_towards"] for r in features.records} == {"positive", "negative"}
+    assert [c.type for c in features.schema.columns] == ["string", "string", "float"]
     # Seeded, one thread: retraining gives the same model bytes, hence the same data version.
     retrained = _metadata(_run(tmp_path / "again", [quality_classifier], spark_resource), quality_classifier)
     assert retrained.tags["dagster/data_version"] == trained.tags["dagster/data_version"]
@@ -64,6 +67,14 @@ def test_curation_assets_materialize_on_the_sample(tmp_path, spark_resource):
 
     report = _metadata(cleaned, data_report).metadata
     assert "data:image/png;base64," in report["report"].value
+    # the UI's order: headline numbers, a plot legible inline (text bars), tables; raw JSON only for provenance
+    assert list(report)[:6] == ["records_in", "kept", "rejected", "quarantined", "kept_share", "funnel_plot"]
+    assert report["kept_share"].value == round(stats["kept"] / stats["records_in"], 3)
+    assert "█" in report["funnel_plot"].value and len(report["funnel_plot"].value) < 1000
+    assert [c.name for c in report["funnel"].schema.columns] == ["stage", "removed", "remaining"]
+    assert report["funnel"].records[0].data == {"stage": "read", "removed": 0, "remaining": 49}
+    assert [c.type for c in report["lengths"].schema.columns] == ["int", "int", "int", "int"]
+    assert [k for k, v in report.items() if isinstance(v, dg.JsonMetadataValue)] == ["provenance"]
     out = store / "reports" / "dirty_web"
     assert {"report.md", "report.json", "funnel.png", "lengths.png", "languages.png"} <= {p.name for p in out.iterdir()}
     built = json.loads((out / "report.json").read_text())

@@ -3,7 +3,7 @@
 import json
 
 from marin_assets.data.cleaning_recipe import DedupSettings
-from marin_assets.data.report import build_report, duplicate_cluster_sizes, funnel, markdown, rule_rows
+from marin_assets.data.report import build_report, duplicate_cluster_sizes, funnel, funnel_bars, markdown, rule_rows
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.data.report_plots import FIGURES
 from marin_assets_tests.data.planted_corpus import prose
@@ -67,3 +67,38 @@ def test_plots_are_the_same_bytes_in_every_process():
                               env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout.strip()
                for seed in (1, 2, 3)}
     assert len(digests) == 1, digests
+
+
+def test_kept_and_rejected_lengths_share_bins_and_every_document_is_counted():
+    kept = [{"id": f"k{i}", "text": "x" * n, "metadata": "{}"} for i, n in enumerate((5, 40, 300, 2000))]
+    rejected = [{"id": "r0", "text": "", "metadata": "{}", "reason": "empty_text"},
+                {"id": "r1", "text": "y" * 7, "metadata": "{}", "reason": "c4:too_few_sentences"}]
+    hist = build_report("demo", STATS, kept, rejected, DedupSettings())["length_histogram"]
+    edges = [(b["from"], b["to"]) for b in hist["kept"]]
+    assert edges == [(b["from"], b["to"]) for b in hist["rejected"]]  # one axis for both
+    assert edges[0][0] == 1 and edges[-1][1] > 2000 and all(a < b for a, b in edges)
+    assert sum(b["documents"] for b in hist["kept"]) == 4
+    assert sum(b["documents"] for b in hist["rejected"]) == 2  # the empty text too, in the first bin
+    assert hist["rejected"][0]["documents"] >= 1
+
+
+def test_funnel_bars_are_short_enough_to_show_inline():
+    from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT
+
+    report = {"funnel": [{"stage": s, "removed": r, "remaining": n} for s, r, n in funnel(STATS)]}
+    text = funnel_bars(report)
+    assert len(text) < INLINE_MARKDOWN_LIMIT
+    lines = text.splitlines()[2:]
+    assert lines[0] == "| read | 20 |  | " + "█" * 16 + " |"  # the longest bar: everything read
+    assert lines[-1].startswith("| dedup | 9 | -2 | █")  # ends at kept
+
+
+def test_rejected_examples_are_shortened_for_the_ui_table():
+    from marin_assets.data.clean_assets import SHOWN_CHARS, rejected_examples_table
+
+    long = {"rule": "c4:too_few_sentences", "id": "d1", "url": "https://example.org/" + "p" * 100,
+            "excerpt": "word " * 100, "value": None}
+    [record] = rejected_examples_table([long]).records
+    assert len(record.data["excerpt"]) == SHOWN_CHARS["excerpt"] and record.data["excerpt"].endswith("…")
+    assert len(record.data["url"]) == SHOWN_CHARS["url"] and record.data["value"] == ""
+    assert record.data["rule"] == "c4:too_few_sentences"  # short values as they are

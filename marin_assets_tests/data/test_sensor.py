@@ -1,4 +1,5 @@
-"""The source files sensor requests raw_corpus only for sources whose files appeared or changed."""
+"""The source files sensor requests raw_corpus only for sources whose files appeared or changed since
+they were last seen or ingested, through the data stage job with the stage tags."""
 
 from __future__ import annotations
 
@@ -7,15 +8,22 @@ import os
 import dagster as dg
 import fsspec
 
-from marin_assets.data.raw_assets import source_files_sensor
+from marin_assets.data.definitions import DATA_ASSETS
+from marin_assets.data.raw_assets import build_source_files_sensor, raw_corpus
 from marin_assets.data.watch import changed_sources
+from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, job_name_for
+from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
 
 
-def tick(cursor: str | None) -> tuple[list[str], str | None, str | None]:
+JOB = job_name_for(DATA_ASSETS, raw_corpus.key)
+source_files_sensor = build_source_files_sensor(JOB)
+
+
+def tick(cursor: str | None, instance: dg.DagsterInstance | None = None) -> tuple[list[str], str | None, str | None]:
     """Evaluate the sensor once: (requested partitions, skip message, new cursor)."""
-    context = dg.build_sensor_context(cursor=cursor)
+    context = dg.build_sensor_context(cursor=cursor, instance=instance or dg.DagsterInstance.ephemeral())
     result = source_files_sensor(context)
     if isinstance(result, dg.SkipReason):
         return [], result.skip_message, context.cursor
@@ -38,7 +46,7 @@ def test_only_sources_whose_files_change_are_requested(tmp_path, write_registry)
     assert requested == ["debian_licenses", "dirty_web"]  # first sight of every source with files
 
     requested, skip, cursor = tick(cursor)
-    assert requested == [] and skip == "no source files changed"
+    assert requested == [] and skip == "no source files changed since they were last ingested"
 
     (tmp_path / "two" / "a.jsonl").write_text('{"text": "two, longer now"}\n')  # size changes
     requested, _, cursor = tick(cursor)
@@ -60,9 +68,32 @@ def test_only_sources_whose_files_change_are_requested(tmp_path, write_registry)
 def test_run_requests_are_keyed_by_fingerprint(tmp_path, write_registry):
     (tmp_path / "a.jsonl").write_text('{"text": "one"}\n')
     write_registry([source_entry("dirty_web", str(tmp_path / "a.jsonl"))])
-    context = dg.build_sensor_context()
+    context = dg.build_sensor_context(instance=dg.DagsterInstance.ephemeral())
     [request] = source_files_sensor(context)
     assert request.partition_key == "dirty_web" and request.run_key.startswith("dirty_web:")
+    # through the stage job, named as materialize-all names its runs (the runs list and timeline show it)
+    assert source_files_sensor.job_name == JOB == "data_cleaned_documents_job"
+    assert request.asset_selection == [raw_corpus.key, dg.AssetKey("cleaned_documents")]
+    assert request.tags == {ASSET_TAG: "cleaned_documents", PARTITION_TAG: "dirty_web", STAGE_JOB_TAG: JOB}
+
+
+def test_first_tick_after_an_ingest_requests_nothing(tmp_path, write_registry):
+    """A fresh cursor (a new `dagster dev` after the quickstart) does not re-ingest what raw_corpus ingested."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one" / "a.jsonl").write_text('{"text": "one"}\n')
+    (tmp_path / "two" / "a.jsonl").write_text('{"text": "two"}\n')
+    write_registry([source_entry("dirty_web", str(tmp_path / "one")),
+                    source_entry("debian_licenses", str(tmp_path / "two"))])
+    instance = dg.DagsterInstance.ephemeral()
+    result = dg.materialize([raw_corpus], partition_key="dirty_web", instance=instance,
+                            resources={"storage": StorageResource(root_uri=str(tmp_path / "store"))})
+    assert result.success
+    requested, _, cursor = tick(None, instance)
+    assert requested == ["debian_licenses"]  # never ingested: requested; dirty_web was, and has not changed
+
+    (tmp_path / "one" / "a.jsonl").write_text('{"text": "one, changed after the ingest"}\n')
+    assert tick(None, instance)[0] == ["debian_licenses", "dirty_web"]  # a change since the ingest still counts
 
 
 def test_gcs_prefix_is_watched_through_the_same_code(gcs_emulator, write_registry):

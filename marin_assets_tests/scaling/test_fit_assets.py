@@ -74,6 +74,9 @@ def test_fits_materialize_with_plots_tables_and_warnings(suite):
     assert [t["C"] for t in targets] == [3e12, 3e13, 3e14]
     for t in targets:
         assert t["loss_lo"] <= t["loss"] <= t["loss_hi"] and t["N_opt_lo"] < t["N_opt_hi"]
+    shown = _meta(result, "scaling_predictions")["predictions"]  # a typed table, 4 significant figures
+    assert isinstance(shown, dg.TableMetadataValue) and [r.data["C"] for r in shown.records] == [3e12, 3e13, 3e14]
+    assert shown.records[0].data["loss"] == float(f"{targets[0]['loss']:.4g}")
     n_true, _ = LAW.compute_optimal(targets[0]["C"])  # 10x: close; 1000x from 11 runs is only indicative
     assert targets[0]["N_opt"] == pytest.approx(n_true, rel=0.5)
     assert targets[0]["N_opt_isoflop"] == pytest.approx(n_true, rel=0.3)
@@ -276,6 +279,9 @@ def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
         assert not failed[name].passed, name
     assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
     assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
+    intervals = failed["parametric_intervals_narrow"].metadata["intervals"]  # a table, not raw JSON
+    assert [c.name for c in intervals.schema.columns] == ["parameter", "lo", "hi", "hi_over_lo"]
+    assert all(r.data["hi_over_lo"] > 1.0001 or r.data["hi"] <= r.data["lo"] * 1.0001 for r in intervals.records)
 
 
 @pytest.mark.slow

@@ -22,3 +22,20 @@ def test_plots_render_pngs_and_embed_as_markdown():
     md = plots.markdown_image(images[0], "isoFLOP")
     assert md.startswith("![isoFLOP](data:image/png;base64,")
     assert base64.b64decode(md.split(",", 1)[1].rstrip(")")) == images[0]
+
+
+def test_isoflop_x_tick_labels_do_not_overlap():
+    """A suite whose sizes span less than a decade (the CPU sample's) labelled every minor tick in full."""
+    from marin_assets.core.plotting import pyplot
+
+    points = isoflop_points(budgets=(1e15, 2e15), per_budget=5)
+    points = points[(points["N"] > points["N"].min() * 0.99)]
+    fig = plots.isoflop_figure(points, fit_isoflop(points))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(renderer) for t in ax.get_xticklabels(which="both")
+                    if t.get_visible() and t.get_text()), key=lambda b: b.x0)
+    assert len(boxes) >= 2  # numbers on the axis
+    assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), [(b.x0, b.x1) for b in boxes]
+    pyplot().close(fig)

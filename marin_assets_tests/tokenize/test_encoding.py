@@ -11,7 +11,7 @@ from marin_assets.core.storage import Storage
 from marin_assets.tokenize.encoding import EncodeSettings, encode_and_write_shard, encode_documents
 from marin_assets.tokenize.recipes import TokenizerSpec
 from marin_assets.tokenize.shards import (
-    SHARD_PATTERN, ShardError, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
+    SHARD_PATTERN, ShardError, histogram_rows, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
 )
 from marin_assets.tokenize.tokenize_job import (
     cleaned_document_files, iter_documents, merge_histograms, read_rows, tokenize_source,
@@ -153,3 +153,12 @@ def test_a_rewritten_tokenizer_folder_is_not_served_from_the_cache(tmp_path):
     assert len(second_ids) > len(first_ids)  # the smaller vocabulary was loaded, not the cached one
     with pytest.raises(ValueError, match="not the expected"):
         encode_documents([text], EncodeSettings(folder, "0" * 64, True, True, 10))
+
+
+def test_histogram_rows_sort_buckets_as_numbers():
+    """The UI's table of tokens per document: 129-256 after 17-32, not before it as strings sort."""
+    hist = length_histogram(np.array([3, 20, 200, 200, 1000]))
+    rows = histogram_rows(dict(sorted(hist.items())))  # string order: "1025-..." < "129-256" < "17-32" < "<=16"
+    assert [r["tokens_from"] for r in rows] == sorted(r["tokens_from"] for r in rows) and rows[0]["tokens_from"] == 0
+    assert {(r["tokens_from"], r["tokens_to"]): r["documents"] for r in rows}[(129, 256)] == 2
+    assert sum(r["documents"] for r in rows) == 5

@@ -31,6 +31,13 @@ def test_plot_has_a_bar_per_domain_with_a_bpb_and_none_without_any():
     assert domain_report.bpb_plot_png([{**DOMAINS[3]}]) is None
 
 
+def test_plot_legend_names_each_colour_kind():
+    rows = [r for r in DOMAINS if r.get("bpb") is not None]
+    legend = domain_report.bpb_figure(rows).axes[0].get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == sorted({r["kind"] for r in rows})
+
+
 def test_metadata_is_a_table_an_inline_plot_and_the_missing_eval_sets(tmp_path):
     storage = Storage(str(tmp_path))
     evaluation = {"domains": DOMAINS, "eval_sets_missing": {"mmlu_tiny": "eval_set[mmlu_tiny] is not materialized"}}

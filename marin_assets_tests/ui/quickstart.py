@@ -2,14 +2,14 @@
 
 A copy of the sample data and recipes (e2e.workspace), cleaning without the trained curation steps
 (so one partition cleans without eval_set and quality_classifier first), and the scaling suite's
-results written as files. On a fresh instance the source sensor re-ingests every source (four
-cleaning runs, minutes on a small machine); the test stops it before the daemon starts, so the
-runs it launches itself are not queued behind them.
+results written as files. Every source's raw_corpus is materialized before the server starts, as
+the quickstart leaves it: the source sensor, left on, must then request nothing.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from marin_assets_tests.dagster_dev import REPO_ROOT, DevServer
+from marin_assets_tests.dagster_dev import LOCAL_INSTANCE_YAML, REPO_ROOT, DevServer
 from marin_assets_tests.e2e.workspace import Workspace, make_workspace
 from marin_assets_tests.recipe_edits import without_trained_curation
 from marin_assets_tests.ui.plot_materializations import write_scaling_suite
@@ -35,6 +35,31 @@ def quickstart_workspace(base: Path) -> tuple[Workspace, dict[str, str]]:
     env["MARIN_ENV"] = "local"
     env["MARIN_SCALING_RECIPE"] = str(write_scaling_suite(base / "scaling_suite.yaml", ws.storage_root))
     return ws, env
+
+
+INGEST_SCRIPT = """
+import dagster as dg
+from marin_assets.data.sources import load_sources
+from marin_assets.definitions import defs
+from marin_assets.resources.stage_jobs import STAGE_JOB_TAG, job_name_for, run_tags
+
+key = dg.AssetKey("raw_corpus")
+job = job_name_for(defs.assets, key)
+with dg.DagsterInstance.get() as instance:
+    for name in load_sources().names:
+        result = defs.resolve_job_def(job).execute_in_process(
+            instance=instance, partition_key=name, asset_selection=[key],
+            tags={**run_tags(key, name), STAGE_JOB_TAG: job})
+        assert result.success, name
+"""
+
+
+def ingest_sources(home: Path, env: dict[str, str], timeout_s: float = 600) -> None:
+    """raw_corpus of every source into the instance at `home`, as the quickstart's materialize-all does."""
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copy(LOCAL_INSTANCE_YAML, home / "dagster.yaml")
+    subprocess.run([sys.executable, "-c", INGEST_SCRIPT], cwd=REPO_ROOT, check=True, timeout=timeout_s,
+                   env={**os.environ, **env, "DAGSTER_HOME": str(home)})
 
 
 def stop_sensor(home: Path, env: dict[str, str], name: str, timeout_s: float = 300) -> None:

@@ -21,7 +21,7 @@ from marin_assets_tests.ui.plot_materializations import (
     TRAINING_PLOT_ASSET,
     training_run_metadata,
 )
-from marin_assets_tests.ui.quickstart import SOURCE_SENSOR, quickstart_workspace, stop_sensor, submit_stage_run
+from marin_assets_tests.ui.quickstart import SOURCE_SENSOR, ingest_sources, quickstart_workspace, submit_stage_run
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +54,7 @@ def defs() -> dg.Definitions:
 def server(tmp_path_factory):
     ws, env = quickstart_workspace(tmp_path_factory.mktemp("ui"))
     home = ws.root / "dagster_home"
-    stop_sensor(home, env, SOURCE_SENSOR)  # else it cleans all four sources first (see quickstart.py)
+    ingest_sources(home, env)  # as the quickstart leaves the instance; the source sensor stays on
     with dagster_dev(home, module="marin_assets.definitions", attribute="defs", env=env) as running:
         yield running
 
@@ -141,6 +141,31 @@ def test_materialize_one_partition_from_the_ui(server, page):
     screenshot(page, "materialize_run")
     inventory = Path(server.home).parent / "storage" / "raw" / CHEAP_PARTITION / "inventory.json"
     assert inventory.exists()  # the run really wrote the asset's output
+
+    # Dagster launched it as __ASSET_JOB; run_names_sensor names it as materialize-all names its runs
+    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG
+
+    run_id = page.url.rstrip("/").split("/runs/")[1].split("?")[0]
+    wanted = {ASSET_TAG: CHEAP_ASSET, PARTITION_TAG: CHEAP_PARTITION, STAGE_JOB_TAG: "data_cleaned_documents_job"}
+    assert wait_for_tags(server, run_id, wanted) == wanted
+    page.goto(f"{server.url}/runs")  # the runs list shows a run's tags on its row
+    row = page.locator("div[data-index]", has=page.locator(f'a[href="/runs/{run_id}"]')).first
+    row.wait_for(timeout=LOAD_TIMEOUT_MS)
+    row.get_by_text(f"{ASSET_TAG}: {CHEAP_ASSET}").wait_for()
+    row.get_by_text(f"{PARTITION_TAG}: {CHEAP_PARTITION}").wait_for()
+    screenshot(page, "materialize_run_tagged")
+
+
+def wait_for_tags(server, run_id: str, wanted: dict[str, str], timeout_s: float = 120) -> dict[str, str]:
+    """The run's tags among `wanted` once all are there (the sensor ticks every few seconds)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with dg.DagsterInstance.from_config(str(server.home)) as instance:
+            tags = instance.get_run_by_id(run_id).tags
+        seen = {k: tags[k] for k in wanted if k in tags}
+        if len(seen) == len(wanted) or time.monotonic() > deadline:
+            return seen
+        time.sleep(2)
 
 
 def pick_partition(page, dialog, partition: str) -> None:
@@ -272,7 +297,7 @@ def test_runs_list_names_the_asset_and_stage_job(server, page, defs, cleaning_ru
     page.goto(f"{server.url}/runs")
     row = page.locator("div[data-index]", has=page.locator(f'a[href="/runs/{cleaning_run}"]')).first  # a list row
     row.wait_for(timeout=LOAD_TIMEOUT_MS)
-    row.get_by_text(job, exact=True).wait_for()  # the stage job, not __ephemeral_asset_job__
+    row.get_by_role("link", name=job, exact=True).wait_for()  # the stage job, not __ephemeral_asset_job__
     row.get_by_text(f"{ASSET_TAG}: {CLEANED_ASSET}").wait_for()  # and what it built
     row.get_by_text(f"{PARTITION_TAG}: {CLEANED_PARTITION}").wait_for()
     screenshot(page, "runs_list")
@@ -300,3 +325,62 @@ def test_automation_sensor_runs_on_a_fresh_instance(server, page):
     page.get_by_text("Latest tick").first.wait_for(timeout=LOAD_TIMEOUT_MS)
     page.get_by_text("requested").first.wait_for(timeout=LOAD_TIMEOUT_MS)
     screenshot(page, "automation_sensor")
+
+
+def test_data_report_headline_plot_and_shared_bins_without_a_click(server, page, defs, cleaning_run):
+    assert wait_for_run(server, cleaning_run, CLEANING_TIMEOUT_S) == dg.DagsterRunStatus.SUCCESS
+    report_run = submit_stage_run(server, defs, ["data_report"], CLEANED_PARTITION)
+    assert wait_for_run(server, report_run, CLEANING_TIMEOUT_S) == dg.DagsterRunStatus.SUCCESS
+    built = json.loads((Path(server.home).parent / "storage" / "reports" / CLEANED_PARTITION / "report.json").read_text())
+    kept, rejected = built["length_histogram"]["kept"], built["length_histogram"]["rejected"]
+    assert kept and rejected  # dirty_web keeps and rejects: both histograms are drawn
+    assert [(b["from"], b["to"]) for b in kept] == [(b["from"], b["to"]) for b in rejected]  # shared bins
+
+    page.goto(f"{server.url}/assets/data_report?partition={CLEANED_PARTITION}")
+    assert metadata_value(page, "kept") == str(built["kept"])  # the headline numbers, on the page
+    plot = metadata_row(page, "funnel_plot")  # the funnel as text bars, drawn inline: no click
+    assert plot.get_by_text("[Show Markdown]").count() == 0
+    assert "█" in plot.locator("table").first.inner_text()
+    lengths = metadata_row(page, "lengths")  # numeric bins, one row each, kept beside rejected
+    first = [c.strip() for c in lengths.locator("tr").nth(1).locator("td").all_inner_texts()]
+    assert [int(first[0]), int(first[1])] == [kept[0]["from"], kept[0]["to"]]
+    screenshot(page, "data_report_summary")
+    stored = latest_metadata(server, "data_report")
+    assert list(stored)[:6] == ["records_in", "kept", "rejected", "quarantined", "kept_share", "funnel_plot"]
+    json_rows = [k for k in stored if isinstance(stored[k], (dict, list)) and k != "provenance"]
+    assert not json_rows, f"raw JSON metadata on data_report: {json_rows}"
+    shown_json = page.locator("tr", has=page.get_by_text("[Show JSON]", exact=True))
+    assert all(row.locator("td").first.inner_text().strip() == "provenance" for row in shown_json.all())
+
+
+def sensor_ticks(server, name: str) -> list[dict]:
+    """The daemon's ticks of sensor `name`, newest first, as the UI's tick history reads them."""
+    import urllib.request
+
+    query = """query($s: SensorSelector!) { sensorOrError(sensorSelector: $s) { __typename
+        ... on Sensor { sensorState { ticks(limit: 20) { status skipReason runIds } } } } }"""
+    selector = {"repositoryLocationName": "marin_assets.definitions:defs", "repositoryName": "__repository__",
+                "sensorName": name}
+    request = urllib.request.Request(f"{server.url}/graphql", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"query": query, "variables": {"s": selector}}).encode())
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer = json.load(response)["data"]["sensorOrError"]
+    assert answer["__typename"] == "Sensor", answer
+    return answer["sensorState"]["ticks"]
+
+
+def test_opening_the_ui_after_the_quickstart_starts_nothing(server, page):
+    """Every source was ingested before the server started (as the quickstart leaves it): the source
+    sensor, on by default, ticks twice and requests no run."""
+    deadline = time.monotonic() + 420  # 60 s between ticks, on a loaded machine
+    while len(ticks := [t for t in sensor_ticks(server, SOURCE_SENSOR) if t["status"] != "STARTED"]) < 2:
+        assert time.monotonic() < deadline, f"fewer than two ticks of {SOURCE_SENSOR}: {ticks}"
+        time.sleep(5)
+    assert all(t["status"] == "SKIPPED" and not t["runIds"] for t in ticks), ticks
+    with dg.DagsterInstance.from_config(str(server.home)) as instance:
+        launched = instance.get_runs(dg.RunsFilter(tags={"dagster/sensor_name": SOURCE_SENSOR}))
+    assert not launched, [r.run_id for r in launched]
+    page.goto(f"{server.url}/automation")
+    page.locator("a", has_text=SOURCE_SENSOR).first.click(timeout=LOAD_TIMEOUT_MS)
+    page.get_by_text("Skipped").first.wait_for(timeout=LOAD_TIMEOUT_MS)  # the tick history: skipped, no run
+    screenshot(page, "source_sensor_ticks")

@@ -1,0 +1,42 @@
+"""Every run carries the stage tags, however it was launched (UI, backfill, automation, sensor, CLI).
+
+The UI's Materialize button launches Dagster's own `__ASSET_JOB`, and declarative automation an
+anonymous asset job: neither lets a definition set per-asset run tags. This sensor adds
+`marin/asset`, `marin/partition` and `marin/stage_job` to each run as it starts, where they are
+missing (materialize-all and the source sensor set them at launch), so the runs list, its filters
+and the failure catalog name every run the same way.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from marin_assets.resources.stage_job_names import selection_run_tags
+
+PARTITION_TAG = "dagster/partition"
+
+
+def missing_run_tags(run: dg.DagsterRun, assets) -> dict[str, str]:
+    """The stage tags `run` lacks (none for runs of non-asset jobs, e.g. storage gc)."""
+    keys = run.asset_selection or set()
+    if not keys:
+        return {}
+    wanted = selection_run_tags(assets, keys, run.tags.get(PARTITION_TAG))
+    return {k: v for k, v in wanted.items() if k not in run.tags}
+
+
+@dg.run_status_sensor(
+    name="run_names_sensor",
+    run_status=dg.DagsterRunStatus.STARTED,
+    minimum_interval_seconds=5,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Tags each started run with marin/asset, marin/partition and marin/stage_job where missing "
+    "(runs launched from the UI's Materialize button, backfills and automation).",
+)
+def run_names_sensor(context: dg.RunStatusSensorContext):
+    repo = context.repository_def
+    if repo is None:
+        return
+    tags = missing_run_tags(context.dagster_run, list(set(repo.assets_defs_by_key.values())))
+    if tags:
+        context.instance.add_run_tags(context.dagster_run.run_id, tags)
