@@ -216,7 +216,8 @@ class RecordCleaner:
             if limit is not None and share > limit:
                 return text, FOREIGN_PARAGRAPHS, f"{share} > {limit}", metadata
             if cfg.drop_paragraphs:
-                metadata.update(language_dropped_paragraphs=dropped.dropped, language_dropped_chars=dropped.dropped_chars)
+                metadata.update(language_dropped_paragraphs=dropped.dropped,
+                                language_dropped_chars=dropped.dropped_chars)
                 text = dropped.text
                 row["text"] = text
         return text, reason, f"{lang} {score}", metadata
