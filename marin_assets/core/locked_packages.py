@@ -42,7 +42,8 @@ def _lock(lock_file: Path) -> dict[str, tuple[tuple[str, ...], frozenset[str]]]:
 
 @functools.cache
 def _distributions() -> dict[str, tuple[str, ...]]:
-    return {top: tuple(normalize(d) for d in dists) for top, dists in importlib.metadata.packages_distributions().items()}
+    found = importlib.metadata.packages_distributions()
+    return {top: tuple(normalize(d) for d in dists) for top, dists in found.items()}
 
 
 def third_party_imports(module_file: Path, package: str) -> frozenset[str]:

@@ -49,6 +49,10 @@ class LanguageSettings(Recipe):
     sample_chars: int = Field(default=500, ge=20, description="characters per window")
     drop_paragraphs: bool = Field(default=False, description="drop paragraphs identified outside the allowlist")
     paragraph_min_chars: int = Field(default=100, ge=1, description="shorter paragraphs are never dropped")
+    max_foreign_paragraph_share: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="reject a document (language:foreign_paragraphs) when more than this share of its identifiable "
+                    "paragraphs is outside the allowlist; set (or drop_paragraphs): each document's share is recorded")
 
 
 class DedupSettings(Recipe):

@@ -28,6 +28,7 @@ IGNORED = "ignored"  # no record (a blank JSONL line): counted in the stats, wri
 EXTRACTION_FAILED = "extraction_failed"
 EXTRACTION_TIMEOUT = "extraction_timeout"
 EMPTY_TEXT = "empty_text"
+FOREIGN_PARAGRAPHS = "language:foreign_paragraphs"  # language.max_foreign_paragraph_share exceeded
 
 # Records turned into Python objects at a time. Spark's Arrow batches hold up to 32 MB (thousands of
 # records); as Python strings, rows and cleaned texts they grew a worker to ~1.1 GB, and fresh memory
@@ -207,11 +208,18 @@ class RecordCleaner:
         lang, score = language
         metadata = {"language": lang, "language_score": score}
         reason = language_rejection(lang, score, cfg.allowlist, cfg.min_score)
-        if reason is None and cfg.drop_paragraphs:
+        limit = cfg.max_foreign_paragraph_share
+        if reason is None and (cfg.drop_paragraphs or limit is not None):
             dropped = drop_foreign_paragraphs(text, cfg.allowlist, cfg.paragraph_min_chars, cfg.min_score)
-            metadata.update(language_dropped_paragraphs=dropped.dropped, language_dropped_chars=dropped.dropped_chars)
-            text = dropped.text
-            row["text"] = text
+            share = round(dropped.foreign_share, 4)
+            metadata["language_foreign_paragraph_share"] = share  # per document, labelled in the allowlist or not
+            if limit is not None and share > limit:
+                return text, FOREIGN_PARAGRAPHS, f"{share} > {limit}", metadata
+            if cfg.drop_paragraphs:
+                metadata.update(language_dropped_paragraphs=dropped.dropped,
+                                language_dropped_chars=dropped.dropped_chars)
+                text = dropped.text
+                row["text"] = text
         return text, reason, f"{lang} {score}", metadata
 
     def clean_batches(self, batches: Iterable) -> Iterator:

@@ -69,6 +69,12 @@ class ParagraphDrop:
     text: str
     dropped: int  # paragraphs removed
     dropped_chars: int
+    identified: int = 0  # paragraphs long enough to identify (the share's denominator)
+
+    @property
+    def foreign_share(self) -> float:
+        """Share of the identifiable paragraphs identified outside the allowlist (0 when none is identifiable)."""
+        return self.dropped / self.identified if self.identified else 0.0
 
 
 def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min_score: float) -> ParagraphDrop:
@@ -88,7 +94,7 @@ def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min
                 dropped_chars += len(line)
                 continue
         kept.append(line)
-    return ParagraphDrop("\n".join(kept).strip() if dropped else text, dropped, dropped_chars)
+    return ParagraphDrop("\n".join(kept).strip() if dropped else text, dropped, dropped_chars, len(long_lines))
 
 
 def language_rejection(lang: str, score: float, allowlist: list[str], min_score: float) -> str | None:

@@ -16,8 +16,8 @@ import numpy as np
 from marin_assets.data.dedup import MinHasher, band_key_matrix, cluster_representatives, exact_key, lsh_star_edges
 
 # Funnel order: the steps of the cleaning job, by the rule prefix of their rejection reasons.
-STAGE_ORDER = ["quarantine", "http_status", "extraction_failed", "empty_text", "language", "gopher_repetition", "gopher_quality",
-               "c4", "fineweb", "decontamination", "quality_classifier", "dedup"]  # fmt: skip
+STAGE_ORDER = ["quarantine", "http_status", "extraction_failed", "empty_text", "language", "gopher_repetition",
+               "gopher_quality", "c4", "fineweb", "decontamination", "quality_classifier", "dedup"]  # fmt: skip
 EXAMPLES_PER_REASON = 3
 MAX_ROWS_FOR_CLUSTERS = 200_000  # duplicate clusters are recomputed in memory: only for modest sources
 

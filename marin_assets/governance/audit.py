@@ -13,9 +13,12 @@ import json
 from collections import deque
 
 from marin_assets.core import layout
+from marin_assets.core.checkpoint_folders import checkpoint_steps
+from marin_assets.core.checkpoint_folders import checkpoint_uri as checkpoint_uri_at
 from marin_assets.core.storage import MANIFEST_NAME, Storage
 from marin_assets.data.licenses import INVENTORY_NAME, compliance_from_inventory
 
+RESULT_FILE = "result.json"  # what a training or scaling run commits (train.report, scaling.run_results)
 _INVENTORY_FIELDS = ("content_hash", "checksum", "file_count", "total_bytes", "uri", "format")
 
 
@@ -100,7 +103,20 @@ def build_audit(storage: Storage, run: str, checkpoint_uri: str) -> dict:
         "nodes": nodes,
         "sources": sources,
         "problems": problems,
+        "checkpoints": intermediate_checkpoints(storage, checkpoint_uri),
     }
+
+
+def intermediate_checkpoints(storage: Storage, output_uri: str) -> list[dict]:
+    """Every complete checkpoint the run wrote (intermediate ones too), from its result.json's checkpoint_uri:
+    each was trained from the same inputs as the audited output, so the lineage above covers it."""
+    result = _read_json_at(storage, f"{output_uri.rstrip('/')}/{RESULT_FILE}") or {}
+    final = result.get("checkpoint_uri")
+    if not final:
+        return []
+    folder = final.rstrip("/").rsplit("/", 1)[0]
+    return [{"step": step, "uri": checkpoint_uri_at(folder, step), "final": checkpoint_uri_at(folder, step) == final}
+            for step in checkpoint_steps(folder)]
 
 
 def _input_status(storage: Storage, upstream_uri: str | None, version: str) -> str:
@@ -166,6 +182,10 @@ def render_audit_markdown(report: dict) -> str:
         commit = _short(n["git_commit"], 10) + (" (dirty)" if n["git_dirty"] else "")
         lines.append(f"| {n['depth']} | {n['label']} | {_short(n['output_hash'])} | {_short(n['recipe_hash'])} | "
                      f"{_short(n['code_version'])} | {commit} | {_short(n['run_id'], 8)} | {n['finished_at'] or '-'} |")
+    if report.get("checkpoints"):
+        lines += ["", "## Checkpoints (trained from the inputs above)", "", "| step | checkpoint | final |",
+                  "|---|---|---|"]
+        lines += [f"| {c['step']} | `{c['uri']}` | {'yes' if c['final'] else ''} |" for c in report["checkpoints"]]
     lines += ["", "## Details", ""]
     for n in report["nodes"]:
         lines += [f"### {n['label']}", "", f"- output: `{n['output_uri']}`",

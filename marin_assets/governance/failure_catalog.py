@@ -137,10 +137,11 @@ def failure_markdown(record: dict) -> str:
     assets = ", ".join(record["assets"]) or "(no asset)"
     partition = record.get("partition")
     target = f"{assets}[{partition}]" if partition else assets
+    versions = ", ".join(f"{k} `{v}`" for k, v in record["recipe"]["code_versions"].items())
     lines = [f"# Failed run: {target}", "",
              f"- run id: `{record['run_id']}` (job `{record['job_name']}`), failed at {record['failed_at']}",
              f"- last complete checkpoint: {f'`{c}`' if (c := record.get('last_checkpoint')) else 'none'}",
-             f"- code versions: {', '.join(f'{k} `{v}`' for k, v in record['recipe']['code_versions'].items()) or 'none'}",
+             f"- code versions: {versions or 'none'}",
              f"- git commit: `{record['provenance'].get('git_commit', 'unknown')}`, uv.lock sha256: "
              f"`{record['provenance'].get('uv_lock_sha256', 'unknown')}`", ""]
     for step in record["steps"] or []:

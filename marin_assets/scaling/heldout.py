@@ -77,7 +77,8 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         predicted = float(law.loss(held.N, held.D))
         interval = bootstrap.percentile_interval([m.loss(held.N, held.D) for m in laws], recipe.fit.level)
         prediction = {
-            **held.describe(), "metric": recipe.fit.metric, "predicted_loss": predicted, "interval": list(interval), "level": recipe.fit.level,
+            **held.describe(), "metric": recipe.fit.metric, "predicted_loss": predicted, "interval": list(interval),
+            "level": recipe.fit.level,
             "registered_at": dt.datetime.now(dt.UTC).isoformat(),
             "parametric_fit_data_version": st.content_hash(*fit_parts),
             "fit_runs": report["n_runs"], "law": law.as_dict(),
@@ -103,7 +104,8 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         st = storage.storage
         require_mixture_cleared(st, f"heldout_run[{held.key}]", recipe.mixture)
         st.require_committed(*prediction_parts(name))
-        problem = prediction_mismatch(st.read_json(*prediction_parts(name), PREDICTION_FILE), held.key, recipe.fit.metric)
+        committed = st.read_json(*prediction_parts(name), PREDICTION_FILE)
+        problem = prediction_mismatch(committed, held.key, recipe.fit.metric)
         if problem:
             raise PreregistrationError(f"heldout_run {held.key}: {problem}; materialize heldout_prediction again "
                                        "(before this run trains) to preregister it")

@@ -65,7 +65,8 @@ class ParametricFit:
     def as_dict(self) -> dict:
         out = {k: v for k, v in asdict(self).items()
                if k not in ("law", "huber_curvature", "form", "context", "unidentified")}
-        return {**self.parameters(), **out, "law": self.form, "aic": self.aic(), "unidentified": dict(self.unidentified)}
+        return {**self.parameters(), **out, "law": self.form, "aic": self.aic(),
+                "unidentified": dict(self.unidentified)}
 
 
 def _huber_log_normaliser(delta: float) -> float:

@@ -64,7 +64,7 @@ def test_foreign_paragraphs_are_dropped_and_counted_when_the_recipe_asks():
 
     text = "\n".join([ENGLISH * 2] * 8 + [GERMAN * 2] + [ENGLISH * 2] * 8)
     assert drop_foreign_paragraphs(text, ["en"], 100, 0.65) == ParagraphDrop(
-        "\n".join([ENGLISH * 2] * 16).strip(), 1, len(GERMAN * 2)
+        "\n".join([ENGLISH * 2] * 16).strip(), 1, len(GERMAN * 2), 17
     )
     recipe = load_cleaning_recipe()
     recipe = recipe.model_copy(update={"language": recipe.language.model_copy(update={"drop_paragraphs": True})})
@@ -73,3 +73,30 @@ def test_foreign_paragraphs_are_dropped_and_counted_when_the_recipe_asks():
     row = RecordCleaner(recipe).clean(rec)
     assert "Hafen" not in row["text"]
     assert '"language_dropped_paragraphs": 1' in row["metadata"] and '"language": "en"' in row["metadata"]
+
+
+def test_the_share_of_foreign_paragraphs_is_recorded_and_a_recipe_threshold_rejects_on_it():
+    """An English-labelled document whose identifiable paragraphs are 2 of 8 German: its share (0.25) is in its
+    metadata; max_foreign_paragraph_share 0.2 rejects it (language:foreign_paragraphs), 0.3 keeps it whole."""
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.cleaning_rows import REJECTED, RecordCleaner
+
+    text = "\n".join([ENGLISH * 2] * 3 + [GERMAN * 2] + [ENGLISH * 2] * 3 + [GERMAN * 2])
+    assert drop_foreign_paragraphs(text, ["en"], 100, 0.65).foreign_share == 2 / 8
+    rec = {"kind": "record", "id": "mixed", "url": None, "content": text, "content_type": "text",
+           "metadata": "{}", "raw_length": 1, "file": "f.jsonl", "offset": 0, "reason": None, "excerpt": None}  # fmt: skip
+
+    def clean(limit):
+        recipe = load_cleaning_recipe()
+        language = recipe.language.model_copy(update={"max_foreign_paragraph_share": limit})
+        return RecordCleaner(recipe.model_copy(update={"language": language})).clean(rec)
+
+    strict = clean(0.2)
+    assert strict["status"] == REJECTED and strict["reason"] == "language:foreign_paragraphs"
+    assert strict["value"] == "0.25 > 0.2" and '"language": "en"' in strict["metadata"]
+    lenient = clean(0.3)
+    # past the language step (the repeated sample text then meets the repetition filters)
+    assert not (lenient["reason"] or "").startswith("language")
+    assert '"language_foreign_paragraph_share": 0.25' in lenient["metadata"]
+    assert "Hafen" in lenient["text"]  # measured, not dropped (drop_paragraphs is off)
+    assert "language_foreign_paragraph_share" not in clean(None)["metadata"]  # off: no paragraph identification

@@ -61,3 +61,25 @@ def test_every_computed_asset_of_the_graph_has_a_code_version():
     graph = defs.resolve_asset_graph()
     missing = [k.to_user_string() for k in graph.materializable_asset_keys if not graph.get(k).code_version]
     assert not missing, f"assets without a code version: {missing}"
+
+
+def test_the_audit_lists_every_complete_checkpoint_of_the_run(tmp_path):
+    """Intermediate checkpoints are audited too: each complete one under the run's checkpoint folder is listed
+    (trained from the audited inputs); an incomplete one (no orbax marker) is not."""
+    from marin_assets.core.checkpoint_folders import COMPLETE_MARKER
+    from marin_assets.governance.audit import build_audit, render_audit_markdown
+
+    storage = Storage(str(tmp_path))
+    folder = tmp_path / "training" / "tiny" / "checkpoints"
+    for step, complete in ((50, True), (100, True), (150, False)):
+        (folder / str(step)).mkdir(parents=True)
+        if complete:
+            (folder / str(step) / COMPLETE_MARKER).write_text("{}")
+    with storage.atomic_dir(layout.TRAINING, "tiny", "final") as staged:
+        staged.write_json({"checkpoint_uri": f"{folder}/100", "final_eval_loss": 3.0}, "result.json")
+        staged.write_json({"asset": "training_run", "partition": "tiny", "output_uri": staged.final_uri,
+                           "output_hash": "h", "recipe_hash": "r", "code_version": "c", "inputs": {}}, MANIFEST_NAME)
+    report = build_audit(storage, "tiny", storage.uri(layout.TRAINING, "tiny", "final"))
+    assert report["checkpoints"] == [{"step": 50, "uri": f"{folder}/50", "final": False},
+                                     {"step": 100, "uri": f"{folder}/100", "final": True}]
+    assert f"| 50 | `{folder}/50` |  |" in render_audit_markdown(report)
