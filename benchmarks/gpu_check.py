@@ -75,7 +75,12 @@ def materialize(root: Path, runs, run_name: str, selection: list[str]):
 
 def failure_of(result) -> str:
     failures = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
-    return str(failures[0].event_specific_data.error.message).strip() if failures else "unknown failure"
+    if not failures:
+        return "unknown failure"
+    error = failures[0].event_specific_data.error
+    while error.cause is not None:  # Dagster's step error wraps the asset's own exception
+        error = error.cause
+    return error.message.strip()
 
 
 def report_plan(root: Path, run_name: str) -> None:

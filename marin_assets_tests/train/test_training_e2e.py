@@ -92,7 +92,9 @@ def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env
         assert key in meta, key
     assert meta["loss_curve_plot"].value.startswith("![loss curve](data:image/png;base64,")
     # Summary first: the plots' inline previews, then the numbers; the curves are a file, not inline JSON.
-    assert list(meta)[:3] == ["loss_curve_plot (preview)", "domain_bpb_plot (preview)", "final_eval_loss"], list(meta)[:5]
+    assert list(meta)[:4] == ["loss_curve_plot (preview)", "domain_bpb_plot (preview)", "efficiency",
+                              "final_eval_loss"], list(meta)[:5]
+    assert meta["efficiency"].value.startswith("MFU ")  # MFU, goodput, tokens/s, memory measured vs estimated
     assert len(meta["loss_curve_plot (preview)"].value) < 1000 and "loss_curve" not in meta
     assert res["checkpoint_step"] == 60 and [s for s, _ in res["loss_curve"]] == list(range(61))
     assert 0 < res["maxtext_s"] + res["exit_s"] < res["wall_s"]  # the launcher's own share is measured per run
