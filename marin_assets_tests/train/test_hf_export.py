@@ -85,3 +85,29 @@ class _TransposedValue(Llama2Export):
 def test_a_mapping_bug_fails_the_logits_check(model, tmp_path, exporter):
     _, figures = _export(model, tmp_path / "hf", exporter)
     assert not figures["passed"], figures
+
+
+def test_hf_export_asset_commits_the_folder_and_its_blocking_check_passes(model):
+    import dagster as dg
+
+    from marin_assets.train.definitions import build_defs
+    from marin_assets.train.runs import TrainingRuns
+    from marin_assets_tests.evaluation.trained_run import RUN, SPEC
+    from marin_assets_tests.local_resources import local_resources
+
+    run_dir, _ = model
+    root = run_dir.parent.parent
+    defs = build_defs(TrainingRuns(runs={RUN: SPEC}), baselines_dir=root / "baselines")
+    assets = [defs.get_assets_def("training_run"), defs.get_assets_def("hf_export"),
+              *[c for c in defs.asset_checks if "hf_logits_match" in str(c.check_keys)]]
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize(assets, partition_key=RUN, instance=instance, resources=local_resources(str(root)),
+                                selection=dg.AssetSelection.assets("hf_export"))
+    assert result.success
+    [check] = result.get_asset_check_evaluations()
+    print(f"hf_logits_match: {check.description}")
+    assert check.passed and check.check_name == "hf_logits_match"
+    manifest = json.loads((run_dir / "hf" / "_provenance.json").read_text())
+    final = json.loads((run_dir / "final" / "result.json").read_text())
+    assert manifest["export"]["checkpoint_hash"] == final["checkpoint_hash"]
+    assert (run_dir / "hf" / "model.safetensors").exists() and (run_dir / "hf" / "_COMMITTED").exists()
