@@ -19,8 +19,9 @@ from marin_assets.core.code_versions import code_version
 from marin_assets.core.storage import Storage
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import checkpoint_model, hf_export, hf_llama_numpy
+from marin_assets.train import checkpoint_model, hf_export, hf_llama_numpy, hf_push
 from marin_assets.train.hf_export_recipe import load_hf_export_recipe
+from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_result import RESULT_FILE
 
 HF_DIR = "hf"  # training/<run>/hf/
@@ -43,18 +44,38 @@ def _load_model(st: Storage, run: str):
     return model, result
 
 
+def _publish(st: Storage, run: str, model, recipe) -> list[str]:
+    """Push the committed export where the recipe says, only once its logits match MaxText's."""
+    if recipe.push.hub_repo is None and recipe.push.gcs_prefix is None:
+        return []
+    with local_copy(st, st.require_committed(layout.TRAINING, run, HF_DIR)) as folder:
+        figures = _figures(folder, model, recipe)
+        if not figures["passed"]:
+            raise ValueError(f"hf_export[{run}]: not published, its logits do not match MaxText's: {figures}")
+        return hf_push.push_export(folder, recipe.push, f"marin_assets: export of training run {run}")
+
+
+def _figures(folder: str, model, recipe) -> dict:
+    rows = [[model.tokenizer.bos_id, *ids] for ids in model.tokenizer.encode(recipe.texts)]
+    return hf_llama_numpy.compare_logits(folder, model.logits, rows, recipe.max_abs_diff, recipe.min_top1_agreement)
+
+
 def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.AssetsDefinition, dg.AssetChecksDefinition]:
     partitions = training_run.partitions_def
     recipe = load_hf_export_recipe()
-    version = code_version(recipe, hf_export, checkpoint_model)
+    version = code_version(recipe, hf_export, checkpoint_model, hf_push, hf_llama_numpy)
+    # materialize-all on a workstation exports the runs it can train (the others have no checkpoint here)
+    local_runs = (training_run.metadata_by_key.get(training_run.key) or {}).get(LOCAL_PARTITIONS_METADATA)
 
     @dg.asset(name="hf_export", partitions_def=partitions, group_name="train", deps=[training_run],
               code_version=version, kinds={"huggingface"},
+              metadata={LOCAL_PARTITIONS_METADATA: local_runs} if local_runs is not None else None,
               description="The run's final checkpoint in the Hugging Face layout (config.json, safetensors, "
                           "tokenizer, generation config); manifest names the checkpoint hash it came from.")
     def hf_export_asset(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st, run = storage.storage, context.partition_key
         st.require_committed(layout.TRAINING, run, layout.FINAL_DIR)
+        hf_push.check_push_settings(recipe.push)  # before any work: a push without credentials is refused
         model, result = _load_model(st, run)
         keys = yaml.safe_load(st.fs.cat(f"{st.uri(layout.TRAINING, run)}/{checkpoint_model.CONFIG_FILE}"))
         with st.atomic_dir(layout.TRAINING, run, HF_DIR) as staged:
@@ -65,9 +86,14 @@ def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.Assets
                 st.fs.put(folder + "/", staged.path.rstrip("/") + "/", recursive=True)
             source = {"checkpoint": result["checkpoint_uri"], "checkpoint_step": result["checkpoint_step"],
                       "checkpoint_hash": result["checkpoint_hash"], "architecture": keys.get("decoder_block", "llama2")}
-            return record_output(context, staged, recipe=recipe, code_version=version, manifest_extra={"export": source},
-                                 stats={"files": len(files), **source},
-                                 extra_metadata={"hf_folder": dg.MetadataValue.path(staged.final_uri)})
+            recorded = record_output(context, staged, recipe=recipe, code_version=version,
+                                     manifest_extra={"export": source}, stats={"files": len(files), **source},
+                                     extra_metadata={"hf_folder": dg.MetadataValue.path(staged.final_uri)})
+        published = _publish(st, run, model, recipe)
+        if not published:
+            return recorded
+        return dg.MaterializeResult(metadata={**recorded.metadata, "published": ", ".join(published)},
+                                    data_version=recorded.data_version)
 
     @dg.asset_check(asset=hf_export_asset, name="hf_logits_match", blocking=True, partitions_def=partitions,
                     description="The exported folder, loaded by a numpy implementation of HF's Llama (not MaxText), "
@@ -75,10 +101,8 @@ def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.Assets
     def hf_logits_match(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
         st, run = storage.storage, context.partition_key
         model, _ = _load_model(st, run)
-        rows = [[model.tokenizer.bos_id, *ids] for ids in model.tokenizer.encode(recipe.texts)]
         with local_copy(st, st.require_committed(layout.TRAINING, run, HF_DIR)) as folder:
-            figures = hf_llama_numpy.compare_logits(folder, model.logits, rows, recipe.max_abs_diff,
-                                                    recipe.min_top1_agreement)
+            figures = _figures(folder, model, recipe)
         return dg.AssetCheckResult(
             passed=bool(figures["passed"]),
             description=(f"max |logit diff| {figures['max_abs_diff']:.3g} (<= {recipe.max_abs_diff}), top-1 agreement "
