@@ -126,3 +126,19 @@ def test_a_manifest_recorded_uri_is_followed_to_its_version(gcs_emulator):  # no
     from marin_assets.data.licenses import sources_behind
 
     assert sources_behind(storage, [final]) == ["python_docs"]
+
+
+def test_a_filesystem_without_rename_exchange_still_commits(tmp_path, monkeypatch):
+    import errno
+
+    from marin_assets.core import commit
+
+    def unsupported(a, b):
+        raise OSError(errno.EINVAL, "Invalid argument", a)
+
+    monkeypatch.setattr(commit, "exchange", unsupported)  # what renameat2 answers on such a filesystem
+    storage = Storage(str(tmp_path))
+    _commit(storage, OLD)
+    _commit(storage, NEW)
+    assert _visible(storage) == NEW
+    assert sorted(os.listdir(tmp_path / "stage")) == ["out"]
