@@ -11,6 +11,7 @@ FILE_SECONDS = {
     "marin_assets_tests/train/test_training_e2e.py": 155,  # 280 before bytecode + shared JAX cache (1034 -> 571 s on a loaded machine)
     "marin_assets_tests/cluster/test_cluster_outputs.py": 266,
     "marin_assets_tests/train/test_init_weights_e2e.py": 155,
+    "marin_assets_tests/train/test_hf_export.py": 215,
     "marin_assets_tests/train_k8s/test_pod_preemption.py": 35,
     "marin_assets_tests/ui/test_ui_browser.py": 250,
     "marin_assets_tests/train/test_preemption.py": 560,  # dense + MoE; estimated (dense 232 + MoE ~330), not measured on CI

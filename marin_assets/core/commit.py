@@ -26,6 +26,7 @@ VERSION_INFIX = ".v-"
 LEGACY_MARKER = "ok\n"  # what a local commit (and a pre-pointer object-store commit) writes
 
 _AT_FDCWD = -100
+_NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP}
 _RENAME_EXCHANGE = 2
 
 
@@ -73,7 +74,17 @@ def local_steps(fs, staging: str, final: str) -> list[Step]:
 
     def swap():
         if os.path.exists(final):
-            exchange(staging, final)  # the old version now lives under the staging name
+            try:
+                exchange(staging, final)  # the old version now lives under the staging name
+            except OSError as exc:
+                if exc.errno not in _NO_EXCHANGE:
+                    raise
+                # A filesystem without RENAME_EXCHANGE: two renames. Between them the old version sits
+                # under a superseded name that gc keeps while `final` is missing (governance/leftovers.py).
+                old = f"{final}.superseded-{uuid.uuid4().hex[:8]}"
+                os.rename(final, old)
+                os.rename(staging, final)
+                os.rename(old, staging)
         else:
             os.makedirs(os.path.dirname(final), exist_ok=True)
             os.rename(staging, final)

@@ -122,6 +122,18 @@ class Storage:
             return f"{version}/{inner}" if inner else version
         return final
 
+    def follow(self, uri: str) -> str:
+        """The content location of an output named by its absolute URI (what manifests record as
+        output_uri / input_uris): the version its object-store pointer names, else the URI itself."""
+        if self.is_local:
+            return uri
+        base = uri.rstrip("/")
+        try:
+            text = self.fs.cat_file(f"{base}/{COMMIT_MARKER}").decode()
+        except FileNotFoundError:
+            return uri
+        return pointed_version(base, text) or uri
+
     @contextlib.contextmanager
     def atomic_dir(self, *parts: str) -> Iterator[StagedOutput]:
         """Yield a staging folder; on success it replaces `parts` and is marked committed.

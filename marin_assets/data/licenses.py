@@ -56,7 +56,7 @@ def sources_behind(storage: Storage, output_uris: Iterable[str]) -> list[str]:
     """
     names: set[str] = set()
     for uri in output_uris:
-        path = f"{uri.rstrip('/')}/{MANIFEST_NAME}"
+        path = f"{storage.follow(uri).rstrip('/')}/{MANIFEST_NAME}"
         if storage.fs.exists(path):
             with storage.fs.open(path, "r") as f:
                 names |= set(json.load(f).get("licenses", {}))

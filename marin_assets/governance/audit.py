@@ -77,11 +77,12 @@ def build_audit(storage: Storage, run: str, checkpoint_uri: str) -> dict:
         if uri in seen:
             continue
         seen.add(uri)
-        manifest = _read_json_at(storage, f"{uri}/{MANIFEST_NAME}")
+        content = storage.follow(uri)  # on gs:// an output's files sit under the version its pointer names
+        manifest = _read_json_at(storage, f"{content}/{MANIFEST_NAME}")
         if manifest is None:
             problems.append(f"no provenance manifest at {uri}/{MANIFEST_NAME}")
             continue
-        node = _node(manifest, depth, _read_json_at(storage, f"{uri}/{INVENTORY_NAME}"))
+        node = _node(manifest, depth, _read_json_at(storage, f"{content}/{INVENTORY_NAME}"))
         for label, version in manifest.get("inputs", {}).items():
             upstream_uri = manifest.get("input_uris", {}).get(label)
             status = _input_status(storage, upstream_uri, version)
@@ -122,7 +123,7 @@ def intermediate_checkpoints(storage: Storage, output_uri: str) -> list[dict]:
 def _input_status(storage: Storage, upstream_uri: str | None, version: str) -> str:
     if not upstream_uri:
         return "unlocated (no output_uri recorded)"
-    upstream = _read_json_at(storage, f"{upstream_uri.rstrip('/')}/{MANIFEST_NAME}")
+    upstream = _read_json_at(storage, f"{storage.follow(upstream_uri).rstrip('/')}/{MANIFEST_NAME}")
     if upstream is None:
         return "missing"
     return "verified" if upstream["output_hash"] == version else "changed since (re-materialized)"

@@ -28,7 +28,7 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_folder import plan_run, run_paths
 from marin_assets.train.runs import TrainingRuns
-from marin_assets.train.weights import ResolvedWeights, assert_weights_cleared
+from marin_assets.train.weights import ResolvedWeights, assert_weights_cleared, load_weights
 
 
 class PlanConfig(dg.Config):
@@ -36,8 +36,16 @@ class PlanConfig(dg.Config):
 
 
 def run_spec_version(runs: TrainingRuns, name: str) -> str:
-    """A run's entry as the run sees it (model recipe resolved): model, resources, mixture, steps, seed..."""
-    return hash_json(runs.spec(name).model_dump(mode="json"))
+    """A run's entry as the run sees it (model recipe resolved): model, resources, mixture, steps, seed...
+    and, for `init: {weights: NAME}`, that weights entry (its checksum pins the parent checkpoint, so a
+    new parent, once registered, stales the run)."""
+    spec = runs.spec(name)
+    data = spec.model_dump(mode="json")
+    if spec.init is not None:
+        registry = load_weights()
+        known = spec.init.weights in registry.names
+        data["init_weights"] = registry.get(spec.init.weights).model_dump(mode="json") if known else None
+    return hash_json(data)
 
 
 def init_metadata(init: ResolvedWeights | None) -> dict:

@@ -114,3 +114,31 @@ def test_a_corrupt_pointer_is_named(gcs_emulator):  # noqa: F811
         f.write('{"version": "../elsewhere"}')
     with pytest.raises(ValueError, match="not a valid commit pointer"):
         storage.require_committed("stage", "out")
+
+
+def test_a_manifest_recorded_uri_is_followed_to_its_version(gcs_emulator):  # noqa: F811
+    """Manifests record an output's URI; its files (manifest included) live under the version the pointer names."""
+    storage = Storage(gcs_emulator.root())
+    with storage.atomic_dir("stage", "out") as staged:
+        staged.write_json({"licenses": {"python_docs": "PSF-2.0"}}, "_provenance.json")
+    final = storage.uri("stage", "out")
+    assert storage.follow(final) == storage.require_committed("stage", "out") != final
+    from marin_assets.data.licenses import sources_behind
+
+    assert sources_behind(storage, [final]) == ["python_docs"]
+
+
+def test_a_filesystem_without_rename_exchange_still_commits(tmp_path, monkeypatch):
+    import errno
+
+    from marin_assets.core import commit
+
+    def unsupported(a, b):
+        raise OSError(errno.EINVAL, "Invalid argument", a)
+
+    monkeypatch.setattr(commit, "exchange", unsupported)  # what renameat2 answers on such a filesystem
+    storage = Storage(str(tmp_path))
+    _commit(storage, OLD)
+    _commit(storage, NEW)
+    assert _visible(storage) == NEW
+    assert sorted(os.listdir(tmp_path / "stage")) == ["out"]

@@ -85,3 +85,49 @@ class _TransposedValue(Llama2Export):
 def test_a_mapping_bug_fails_the_logits_check(model, tmp_path, exporter):
     _, figures = _export(model, tmp_path / "hf", exporter)
     assert not figures["passed"], figures
+
+
+def test_hf_export_asset_commits_the_folder_and_its_blocking_check_passes(model, tmp_path, monkeypatch):
+    import shutil
+
+    import dagster as dg
+
+    from marin_assets.core.recipes import PACKAGE_RECIPES
+    from marin_assets_tests.train.stub_hub import StubHub
+
+    from marin_assets.train.definitions import build_defs
+    from marin_assets.train.runs import TrainingRuns
+    from marin_assets_tests.evaluation.trained_run import RUN, SPEC
+    from marin_assets_tests.local_resources import local_resources
+
+    run_dir, _ = model
+    root = run_dir.parent.parent
+    recipes = tmp_path / "recipes"  # the export recipe switched to publish to a (stub) Hub repository
+    shutil.copytree(PACKAGE_RECIPES, recipes)
+    (tmp_path / "sample_data").symlink_to(PACKAGE_RECIPES.parent / "sample_data")
+    text = (recipes / "hf_export.yaml").read_text().replace("hub_repo: null", "hub_repo: marin/tiny-eval")
+    (recipes / "hf_export.yaml").write_text(text)
+    monkeypatch.setenv("MARIN_RECIPES_DIR", str(recipes))
+    monkeypatch.setenv("MARIN_DATA_ROOTS", str(PACKAGE_RECIPES.parent / "sample_data"))
+    monkeypatch.setenv("HF_TOKEN", "hf_test")
+    with StubHub() as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        defs = build_defs(TrainingRuns(runs={RUN: SPEC}), baselines_dir=root / "baselines")
+        assets = [defs.get_assets_def("training_run"), defs.get_assets_def("hf_export"),
+                  *[c for c in defs.asset_checks if "hf_logits_match" in str(c.check_keys)]]
+        with dg.DagsterInstance.ephemeral() as instance:
+            result = dg.materialize(assets, partition_key=RUN, instance=instance,
+                                    resources=local_resources(str(root)), selection=dg.AssetSelection.assets("hf_export"))
+    assert result.success
+    # published only after the asset verified the logits; every file of the folder reached the repository
+    assert set(hub.files["marin/tiny-eval"]) >= {"config.json", "model.safetensors", "tokenizer.json"}
+    assert hub.files["marin/tiny-eval"]["model.safetensors"] == (run_dir / "hf" / "model.safetensors").read_bytes()
+    published = result.asset_materializations_for_node("hf_export")[0].metadata["published"].value
+    assert published.startswith(hub.endpoint)
+    [check] = result.get_asset_check_evaluations()
+    print(f"hf_logits_match: {check.description}")
+    assert check.passed and check.check_name == "hf_logits_match"
+    manifest = json.loads((run_dir / "hf" / "_provenance.json").read_text())
+    final = json.loads((run_dir / "final" / "result.json").read_text())
+    assert manifest["export"]["checkpoint_hash"] == final["checkpoint_hash"]
+    assert (run_dir / "hf" / "model.safetensors").exists() and (run_dir / "hf" / "_COMMITTED").exists()

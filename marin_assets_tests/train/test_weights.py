@@ -129,3 +129,17 @@ def test_the_shipped_registry_loads():
     load_weights.cache_clear()
     assert "tiny-sample" in load_weights().names
     assert weights_module.WEIGHTS_RECIPE == "weights.yaml"
+
+
+def test_a_new_parent_checksum_changes_the_child_runs_spec_version(tmp_path, recipes):
+    from marin_assets.train.assets import run_spec_version
+
+    runs = TrainingRuns(runs={"child": {"model": "tiny-0.2m", "mixture": "m", "init": {"weights": "parent"}},
+                              "plain": {"model": "tiny-0.2m", "mixture": "m"}})
+    entry = {"name": "parent", "format": "run", "uri": "tiny-x", "license": "MIT",
+             "provenance": {**PROVENANCE, "checksum": "a" * 64}}
+    _register(recipes, entry)
+    before = run_spec_version(runs, "child"), run_spec_version(runs, "plain")
+    _register(recipes, {**entry, "provenance": {**PROVENANCE, "checksum": "b" * 64}})  # the parent retrained
+    assert run_spec_version(runs, "child") != before[0]
+    assert run_spec_version(runs, "plain") == before[1]
