@@ -90,7 +90,7 @@ def length_histograms(kept: list[int], rejected: list[int]) -> dict[str, list[di
     return {"kept": length_histogram(kept, edges), "rejected": length_histogram(rejected, edges)}
 
 
-BAR_WIDTH = 16  # characters of the longest bar: the UI's metadata column shows about 40
+BAR_WIDTH = 10  # characters of the longest bar: the UI's metadata column shows about 30
 
 
 def funnel_bars(report: dict) -> str:
@@ -99,7 +99,7 @@ def funnel_bars(report: dict) -> str:
     top = max((s["remaining"] for s in stages), default=0) or 1
     rows = [[s["stage"], s["remaining"], f"-{s['removed']}" if s["removed"] else "",
              "█" * round(BAR_WIDTH * s["remaining"] / top) or "▏"] for s in stages]  # numbers first: never clipped
-    return _table(["stage", "remaining", "removed", "documents remaining"], rows)
+    return _table(["stage", "remaining", "removed", "plot"], rows)
 
 
 def duplicate_cluster_sizes(kept: list[dict], duplicates: list[dict], dedup) -> dict[int, int] | None:

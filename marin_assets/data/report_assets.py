@@ -80,7 +80,8 @@ def data_report(context: dg.AssetExecutionContext, storage: StorageResource) -> 
                 "pii": counts_table(built["pii"], key="kind"),
                 "decontamination": counts_table(built["decontamination"], key="eval_set_count"),
                 "duplicate_cluster_sizes": metadata_table(
-                    [{"cluster_size": int(k), "clusters": v} for k, v in (built["duplicate_cluster_sizes"] or {}).items()],
+                    [{"cluster_size": int(k), "clusters": v}
+                     for k, v in (built["duplicate_cluster_sizes"] or {}).items()],
                     columns=["cluster_size", "clusters"]),
                 "report": dg.MetadataValue.md(report.markdown(built, inline)),
                 "report_markdown": dg.MetadataValue.path(f"{staged.final_uri}/report.md"),

@@ -45,7 +45,8 @@ def test_curation_assets_materialize_on_the_sample(tmp_path, spark_resource):
     trained = _metadata(_run(store, [quality_classifier], spark_resource), quality_classifier)
     model = (store / "quality_classifier" / "model.bin").read_bytes()
     assert trained.tags["dagster/data_version"] == trained.metadata["model_sha256"].value
-    assert trained.metadata["accuracy"].value >= 0.8 and {r.data["label"]: r.data["count"] for r in trained.metadata["label_counts"].records}["__label__lq"] > 0
+    labels = {r.data["label"]: r.data["count"] for r in trained.metadata["label_counts"].records}  # a table
+    assert trained.metadata["accuracy"].value >= 0.8 and labels["__label__lq"] > 0
     features = trained.metadata["top_features"]  # a table: label side, word, weight (numeric)
     assert {r.data["pushes_towards"] for r in features.records} == {"positive", "negative"}
     assert [c.type for c in features.schema.columns] == ["string", "string", "float"]

@@ -3,7 +3,9 @@
 import json
 
 from marin_assets.data.cleaning_recipe import DedupSettings
-from marin_assets.data.report import build_report, duplicate_cluster_sizes, funnel, funnel_bars, markdown, rule_rows
+from marin_assets.data.report import (
+    BAR_WIDTH, build_report, duplicate_cluster_sizes, funnel, funnel_bars, markdown, rule_rows,
+)
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.data.report_plots import FIGURES
 from marin_assets_tests.data.planted_corpus import prose
@@ -89,7 +91,7 @@ def test_funnel_bars_are_short_enough_to_show_inline():
     text = funnel_bars(report)
     assert len(text) < INLINE_MARKDOWN_LIMIT
     lines = text.splitlines()[2:]
-    assert lines[0] == "| read | 20 |  | " + "█" * 16 + " |"  # the longest bar: everything read
+    assert lines[0] == "| read | 20 |  | " + "█" * BAR_WIDTH + " |"  # the longest bar: everything read
     assert lines[-1].startswith("| dedup | 9 | -2 | █")  # ends at kept
 
 
