@@ -25,6 +25,7 @@ from marin_assets.evaluation import evaluate_run, report
 from marin_assets.evaluation.task_sets import TaskSetSpec, TaskSetsRegistry, task_set_verdict, verified_files
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
+from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 
 GROUP = "evaluation"
 RUN, TASK_SET = "run", "task_set"
@@ -92,9 +93,20 @@ def eval_metadata(summary: dict, png: bytes, plot_uri: str, result_uri: str) -> 
     }
 
 
+def local_partitions(registry: TaskSetsRegistry, run_keys: list[str] | None, local_runs: list[str] | None) -> list[str]:
+    """The partitions `marin materialize-all` evaluates here: task sets whose data folder exists on this
+    machine (a fresh clone has no ../shared: it evaluates blimp_sample only) x runs trained here."""
+    present = [s.name for s in registry.task_sets if os.path.isdir(s.data_dir)]
+    if run_keys is None:
+        return present
+    runs = run_keys if local_runs is None else [r for r in run_keys if r in set(local_runs)]
+    return [dg.MultiPartitionKey({RUN: r, TASK_SET: t}) for r in runs for t in present]
+
+
 def build_eval_asset(name: str, registry: TaskSetsRegistry, task_sets: dg.SourceAsset, run_asset: str,
                      run_keys: list[str] | None, result_parts: Callable[[str | None], tuple[str, ...]],
-                     out_parts: Callable[[str | None, str], tuple[str, ...]], description: str) -> dg.AssetsDefinition:
+                     out_parts: Callable[[str | None, str], tuple[str, ...]], description: str,
+                     local_runs: list[str] | None = None) -> dg.AssetsDefinition:
     """Evaluation of `run_asset`'s runs (one per partition key in `run_keys`; None: the asset is unpartitioned)."""
     task_dim = dg.StaticPartitionsDefinition(registry.names)
     spec_dep_mapping = dg.IdentityPartitionMapping()
@@ -107,6 +119,7 @@ def build_eval_asset(name: str, registry: TaskSetsRegistry, task_sets: dg.Source
 
     @dg.asset(name=name, partitions_def=partitions, group_name=GROUP, code_version=EVAL_VERSION, kinds={"python"},
               deps=[run_dep, dg.AssetDep(task_sets, partition_mapping=spec_dep_mapping)],
+              metadata={LOCAL_PARTITIONS_METADATA: local_partitions(registry, run_keys, local_runs)},
               description=description)
     def downstream_eval(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st: Storage = storage.storage

@@ -30,7 +30,8 @@ def build_defs(registry: TaskSetsRegistry, runs: TrainingRuns | None = None,
         assets.append(build_eval_asset(
             "downstream_eval", registry, task_sets, "training_run", sorted(runs.runs),
             lambda run: (layout.TRAINING, run, layout.FINAL_DIR), lambda run, ts: (ev, layout.TRAINING, run, ts),
-            f"A training run's final checkpoint on a task set through lm-evaluation-harness ({ALL_METRICS})."))
+            f"A training run's final checkpoint on a task set through lm-evaluation-harness ({ALL_METRICS}).",
+            local_runs=[n for n in runs.runs if runs.spec(n).resources.launcher == "local"]))
     if suite is not None:
         assets.append(build_eval_asset(
             "scaling_downstream_eval", registry, task_sets, "scaling_run", [r.key for r in suite_runs(suite)],
