@@ -9,6 +9,7 @@ import dagster as dg
 
 from marin_assets.core.code_versions import code_version
 from marin_assets.core.hashing import hash_json
+from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
@@ -49,6 +50,8 @@ def build_profile_assets(recipe: ScalingRecipe, runs: list[SuiteRun]) -> list[dg
     def scaling_profile(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st, size = storage.storage, context.partition_key
         spec = training_spec(recipe, first_of_size[size])
+        # profiling trains on the mixture too: the same data-use refusal as every other consumer
+        require_mixture_cleared(st, f"scaling_profile[{size}]", spec.mixture)
         profile = local_launcher.measure_profile(context, spec, mixture_for(st, spec), recipe.profile_steps,
                                                  st.uri(".cache", "profile"))
         with st.atomic_dir(*profile_parts(recipe.name, size)) as staged:

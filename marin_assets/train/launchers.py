@@ -50,7 +50,7 @@ def mixture_for(storage, spec):
 def launch(context, spec, storage, mixture, tpu_launcher):
     """Train with the spec's launcher; a preempted trainer (it checkpointed) makes Dagster retry the step."""
     # Where this run checkpoints, on the Dagster run: a failure record links its last complete checkpoint.
-    context.instance.add_run_tags(context.run_id, {CHECKPOINTS_TAG: run_paths(storage, spec).checkpoints_dir})
+    context.instance.add_run_tags(context.run.run_id, {CHECKPOINTS_TAG: run_paths(storage, spec).checkpoints_dir})
     return retry_when_preempted(
         context, lambda: LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher))
 

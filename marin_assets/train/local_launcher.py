@@ -139,7 +139,11 @@ def _train_under_lease(context, spec, storage, mixture_info, report, paths, keys
 
 def queued_s(context: dg.AssetExecutionContext) -> float:
     """How long this Dagster run waited in the queue (for a pool slot) before it started."""
-    record = context.instance.get_run_record_by_id(context.run.run_id)
+    try:
+        run_id = context.run.run_id
+    except dg.DagsterError:  # invoked directly (tests, scripts): no Dagster run, so no queue either
+        return 0.0
+    record = context.instance.get_run_record_by_id(run_id)
     if record is None or record.start_time is None or record.create_timestamp is None:
         return 0.0
     return max(0.0, record.start_time - record.create_timestamp.timestamp())

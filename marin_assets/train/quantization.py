@@ -1,8 +1,8 @@
 """Quantized training: the recipe switch `quantization: none | int8 | fp8` -> MaxText's `quantization` key (AQT).
 
 int8 (AQT dynamic-range int8 matmuls) runs everywhere, CPU included. fp8 needs fp8 matrix units:
-none of the CPU, the TPU generations we launch on (v4, v5e, v5p, v6e) or a GPU older than Hopper
-has them, so a run asking for fp8 there is refused before launch, naming the hardware.
+none of the CPU, the TPU generations we launch on (v4, v5e, v5p, v6e) or an A100 has them (the
+GPU catalog says which GPU does), so a run asking for fp8 there is refused before launch, naming the hardware.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ def hardware_problem(quantization: str, resources: ResourceConfig) -> str | None
             return (f"quantization fp8 needs fp8 matrix units; TPU {tpu.name} (generation {tpu.generation}) "
                     f"has none (use int8 or none)")
         return None
-    # ResourceConfig does not name the GPU model, so Hopper (H100/H200) or newer cannot be confirmed.
-    return ("quantization fp8 needs a Hopper (H100/H200) or newer GPU; resources.accelerator 'gpu' does not say "
-            "which GPU, so fp8 is refused (use int8 or none)")
+    gpu = resources.gpu
+    if gpu is None or not gpu.fp8:
+        return (f"quantization fp8 needs fp8 tensor cores (Hopper H100/H200, Ada L4); GPU "
+                f"{gpu.name if gpu else 'of unknown type'} has none (use int8 or none)")
+    return None

@@ -78,7 +78,7 @@ def test_uncleared_source_is_refused(tmp_path, write_registry, spark_resource):
     result = _materialize(tmp_path, [cleaned_documents], spark_resource)
     assert not result.success
     [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
-    assert "is not cleared for use" in failure.event_specific_data.error.to_string()
+    assert "not cleared for use" in failure.event_specific_data.error.to_string()
     assert "NOASSERTION" in failure.event_specific_data.error.to_string()
     assert not (tmp_path / "store" / "cleaned" / "dirty_web").exists()
 

@@ -140,7 +140,7 @@ def test_with_global_dedup_a_changed_source_restales_every_partition(tmp_path, w
     result = source_files_sensor(context := dg.build_sensor_context(cursor=cursor))
     by_partition = {r.partition_key: r.asset_selection for r in result}
     assert sorted(by_partition) == ["debian_licenses", "dirty_web"]
-    assert by_partition["debian_licenses"] is None  # the changed source: raw_corpus and cleaned_documents
+    assert by_partition["debian_licenses"] == [raw_corpus.key, dg.AssetKey("cleaned_documents")]  # the changed source
     assert by_partition["dirty_web"] == [dg.AssetKey("cleaned_documents")]
 
     cleaning["dedup"]["scope"] = "source"

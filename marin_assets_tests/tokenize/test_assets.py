@@ -57,13 +57,13 @@ def test_stage_outputs_and_metadata(built_stage):
     folder = storage.uri(layout.TOKENIZER, "bpe1k")
     assert tok.tags["dagster/data_version"] == tokenizer_hash(folder) == tok.metadata["tokenizer_hash"].value
     assert tok.metadata["bos_id"].value == 1 and tok.metadata["vocab_size"].value > 259
-    assert "Hello, world!" in tok.metadata["sample_encodings"].value
+    assert "Hello, world!" in [r.data["text"] for r in tok.metadata["sample_encodings"].value.records]
 
     for source in SOURCES:
         meta = _materialization(results[source], "tokenized_source").metadata
         assert meta["documents"].value == 400 and meta["tokens"].value > 400 * 20
         assert meta["tokenizer_hash"].value == tokenizer_hash(folder)
-        assert sum(meta["tokens_per_document_histogram"].value.values()) == 400
+        assert sum(r.data["documents"] for r in meta["tokens_per_document_histogram"].value.records) == 400
 
     info = load_mixture_info(storage, "sample")
     assert info.tokenizer_uri == folder and info.seq_len == 128 and info.tokenizer_vocab_size == tok.metadata["vocab_size"].value

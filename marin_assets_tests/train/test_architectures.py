@@ -118,11 +118,17 @@ def test_preflight_counts_active_experts_for_flops_and_all_for_memory():
     ({}, "CPU"),
     ({"accelerator": "tpu", "tpu_type": "v5litepod-16"}, "v5litepod-16"),
     ({"accelerator": "tpu", "tpu_type": "v4-8"}, "v4-8"),
-    ({"accelerator": "gpu"}, "Hopper"),
+    ({"accelerator": "gpu", "gpu_type": "a100-80gb"}, "a100-80gb"),
 ])
 def test_fp8_is_refused_on_hardware_without_it(resources, hardware):
     with pytest.raises(ValueError, match=rf"quantization: quantization fp8 .*{hardware}"):
         TrainingRunSpec(run_name="f", model="tiny-0.2m", mixture="m", resources=resources, quantization="fp8")
+
+
+def test_fp8_trains_on_a_gpu_with_fp8_units():
+    spec = TrainingRunSpec(run_name="f", model="tiny-0.2m", mixture="m", quantization="fp8",
+                           resources={"accelerator": "gpu", "gpu_type": "h100-80gb"})
+    assert spec.resolved_quantization == "fp8"
 
 
 def test_quantization_per_model_or_per_run_reaches_maxtext_and_the_spec_hash():

@@ -76,7 +76,7 @@ def test_orchestrator_reads_and_commits_a_gs_run_folder(gcs_emulator, tmp_path):
         png = write_result_files(staged, result, "tpu-run")
     assert storage.is_committed("training", spec.run_name, "final")
     assert storage.list_files("training", spec.run_name, "final") == ["loss_curve.png", "maxtext.yml", "result.json"]
-    final = storage.uri("training", spec.run_name, "final")
+    final = storage.committed_uri("training", spec.run_name, "final")  # the version the pointer names
     assert fs.cat(f"{final}/maxtext.yml").decode() == text
     assert yaml.safe_load(text)["base_output_directory"] == storage.uri("training")
     assert fs.cat(f"{final}/loss_curve.png") == png and png.startswith(b"\x89PNG")
