@@ -94,9 +94,9 @@ def eval_metadata(summary: dict, png: bytes, plot_uri: str, result_uri: str) -> 
 
 
 def local_partitions(registry: TaskSetsRegistry, run_keys: list[str] | None, local_runs: list[str] | None) -> list[str]:
-    """The partitions `marin materialize-all` evaluates here: task sets whose data folder exists on this
-    machine (a fresh clone has no ../shared: it evaluates blimp_sample only) x runs trained here."""
-    present = [s.name for s in registry.task_sets if os.path.isdir(s.data_dir)]
+    """The partitions `marin materialize-all` evaluates here: task sets marked auto_evaluate whose data folder
+    exists on this machine (a fresh clone has no ../shared) x runs trained here; the rest on demand."""
+    present = [s.name for s in registry.task_sets if s.auto_evaluate and os.path.isdir(s.data_dir)]
     if run_keys is None:
         return present
     runs = run_keys if local_runs is None else [r for r in run_keys if r in set(local_runs)]

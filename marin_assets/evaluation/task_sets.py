@@ -39,6 +39,8 @@ class TaskSetSpec(Recipe):
     category_field: str | None = Field(None, description="field of a data item naming its task's category")
     num_fewshot: int = Field(0, ge=0)
     limit: int | None = Field(None, gt=0, description="items per task (None: all)")
+    # The full BLiMP takes ~7 min a run on 2 CPU cores: a suite of 16 runs would add two hours to the quickstart.
+    auto_evaluate: bool = Field(True, description="`marin materialize-all` evaluates every run on it (false: on demand)")
     baselines: dict[str, float] = Field(default_factory=dict, description="published overall accuracy per model")
 
     @field_validator("name")
