@@ -32,6 +32,7 @@ from marin_assets.data.language import (
     drop_foreign_paragraphs, identify_language, identify_languages, language_rejection,
 )
 from marin_assets.data.normalize import normalize_text
+from marin_assets.data.formats.records import IgnoredRecord
 from marin_assets.data.readers import QuarantinedRecord, read_file
 from marin_assets.data.step_outcome import Value
 
@@ -80,7 +81,8 @@ def _size(docs: list[Doc]) -> int:
 def read_stage(spec, files: list[str], max_record_bytes: int) -> tuple[list[Doc], StageTime]:
     """The product's readers; quarantined records become quarantined documents, as in the job."""
     start = time.perf_counter()
-    records = [r for path in files for r in read_file(path, spec, max_record_bytes)]
+    # ignored places (a blank JSONL line) are no documents: the job counts them apart, as ignored
+    records = [r for path in files for r in read_file(path, spec, max_record_bytes) if not isinstance(r, IgnoredRecord)]
     wall = time.perf_counter() - start
     docs = [Doc(None, None, status=QUARANTINED, reason=r.reason) if isinstance(r, QuarantinedRecord)
             else Doc(r.id, r.content, r.content_type) for r in records]  # fmt: skip

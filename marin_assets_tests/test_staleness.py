@@ -26,12 +26,14 @@ READ = {*CLEAN, "quality_classifier"}
 EXTERNAL_FITS = {"besiroglu2024/isoflop_fit", "besiroglu2024/parametric_fit", "besiroglu2024/scaling_predictions"}
 FITS = {"isoflop_fit", "parametric_fit", "scaling_predictions", "heldout_prediction", *EXTERNAL_FITS}
 TRAINED = {"training_run", "scaling_run", "heldout_run"}
-TRAIN_AND_SCALE = {"training_plan", *TRAINED, "isoflop_fit", "parametric_fit", "scaling_predictions",
-                   "heldout_prediction"}
+# what runs the trainer: the runs, the plan's opt-in profiling run and the suite's profiling runs
+RUNS_TRAINER = {"training_plan", "scaling_profile", *TRAINED}
+# every asset that refuses an uncleared source (one compliance decision): the runs, the evaluations, the audit
+GATED = {*RUNS_TRAINER, "downstream_eval", "scaling_downstream_eval", "heldout_downstream_eval", "audit_report"}
 # (file under marin_assets/, function edited) -> the assets that must go stale, and only those.
 MODULE_EDITS = {
-    ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ},
-    ("data/compliance.py", "source_inventory"): {"raw_corpus"},
+    ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED},
+    ("data/compliance.py", "source_inventory"): {"raw_corpus", *GATED},
     ("data/readers.py", "read_file"): READ,
     ("data/formats/jsonl.py", "read_jsonl"): READ,
     ("data/formats/parquet.py", "read_parquet"): READ,
@@ -55,18 +57,19 @@ MODULE_EDITS = {
     ("tokenize/tokenize_job.py", None): {"tokenized_source", "mixture"},
     ("tokenize/mixture_plan.py", None): {"mixture"},
     ("tokenize/mixture_build.py", None): {"mixture"},
-    ("train/maxtext_entry.py", None): TRAINED,
-    ("train/run_result.py", None): TRAINED,
-    ("train/eval_set_texts.py", None): TRAINED,  # how eval sets are tokenized decides their bpb
-    ("train/maxtext_config.py", None): {"training_plan", *TRAINED},
-    ("train/preflight.py", None): TRAIN_AND_SCALE | EXTERNAL_FITS | {"besiroglu2024/external_runs"},
+    ("train/maxtext_entry.py", None): RUNS_TRAINER,
+    ("train/run_result.py", None): RUNS_TRAINER,
+    ("train/eval_set_texts.py", None): RUNS_TRAINER,  # how eval sets are tokenized decides their bpb
+    ("train/maxtext_config.py", None): RUNS_TRAINER,
+    # active parameters (N) of the suite's fits come from preflight; the external table's fits do not
+    ("train/preflight.py", None): {*RUNS_TRAINER, "scaling_plan", "isoflop_fit", "parametric_fit"},
     # Fitters version the fits only: editing one never retrains a run (scaling_run, heldout_run).
     ("scaling/parametric.py", None): FITS,
     # Unrelated to any output: wiring, launch orchestration, governance, the sensor's fingerprint.
     ("data/clean_assets.py", "table_rows"): set(),
     ("train/local_launcher.py", "set_aside"): set(),
     ("train/assets.py", "run_spec_version"): set(),
-    ("governance/audit.py", None): set(),
+    ("governance/audit.py", None): {"audit_report"},
     ("data/watch.py", None): set(),
 }
 RECIPE_EDITS = {

@@ -13,6 +13,7 @@ from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.local_resources import spark_resources
+from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 
 
@@ -29,6 +30,7 @@ def _materialize(tmp_path, assets, spark_resource, partition="dirty_web"):
 def _curation_inputs(tmp_path, spark_resource):
     """What cleaned_documents reads besides its source: the eval-set index and the quality model."""
     assert _materialize(tmp_path, [eval_set], spark_resource, "handbook_passages").success
+    ingest_reference_sources(tmp_path / "store")
     assert _materialize(tmp_path, [quality_classifier], spark_resource, None).success
 
 

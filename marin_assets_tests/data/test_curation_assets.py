@@ -14,6 +14,7 @@ from marin_assets.data.quality_assets import quality_classifier
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.report_assets import data_report
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.local_resources import spark_resources
 
 pytestmark = pytest.mark.slow
@@ -42,6 +43,7 @@ def test_curation_assets_materialize_on_the_sample(tmp_path, spark_resource):
     assert index["items"] == 24 and index["ngram"] == 13 and index["ngrams"] > 24 * 40
     assert _metadata(evaluated, eval_set).metadata["ngrams"].value == index["ngrams"]
 
+    ingest_reference_sources(store)
     trained = _metadata(_run(store, [quality_classifier], spark_resource), quality_classifier)
     model = (store / "quality_classifier" / "model.bin").read_bytes()
     assert trained.tags["dagster/data_version"] == trained.metadata["model_sha256"].value
@@ -51,6 +53,7 @@ def test_curation_assets_materialize_on_the_sample(tmp_path, spark_resource):
     assert {r.data["pushes_towards"] for r in features.records} == {"positive", "negative"}
     assert [c.type for c in features.schema.columns] == ["string", "string", "float"]
     # Seeded, one thread: retraining gives the same model bytes, hence the same data version.
+    ingest_reference_sources(tmp_path / "again")
     retrained = _metadata(_run(tmp_path / "again", [quality_classifier], spark_resource), quality_classifier)
     assert retrained.tags["dagster/data_version"] == trained.tags["dagster/data_version"]
     assert (tmp_path / "again" / "quality_classifier" / "model.bin").read_bytes() == model

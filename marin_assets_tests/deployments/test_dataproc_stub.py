@@ -24,6 +24,7 @@ from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.dataproc_spark import DataprocSpark
 from marin_assets.resources.storage import StorageResource
+from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.conftest import TEST_SPARK
 from marin_assets_tests.deployments.stub_dataproc import StubDataproc
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401  (fixture)
@@ -83,6 +84,7 @@ def test_dataproc_backend_commits_the_same_folder_as_the_in_session_backend(tmp_
     root, in_session = tmp_path / "store", CleaningRunnerResource(spark=TEST_SPARK)
     instance = dg.DagsterInstance.ephemeral()  # one instance: both runs record the same inputs
     assert _materialize(root, [eval_set], in_session, "handbook_passages", instance).success
+    ingest_reference_sources(root, instance)
     assert _materialize(root, [quality_classifier], in_session, None, instance).success
     local = _materialize(root, [raw_corpus, cleaned_documents], in_session, instance=instance)
     assert local.success
