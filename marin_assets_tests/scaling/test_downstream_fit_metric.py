@@ -107,3 +107,17 @@ def test_parametric_fit_of_a_downstream_metric_recovers_the_planted_law_and_depe
 def test_a_loss_metric_adds_no_evaluation_dependency():
     fit = next(a for a in build_defs(fixture_recipe()).assets if dg.AssetKey("parametric_fit") in a.keys)
     assert dg.AssetKey("scaling_downstream_eval") not in fit.asset_deps[dg.AssetKey("parametric_fit")]
+
+
+def test_the_heldout_check_reads_the_heldout_runs_evaluation(tmp_path):
+    from marin_assets.scaling.observations import metric_value
+    from marin_assets.scaling.suite_observations import attach_downstream
+
+    st = StorageResource(root_uri=str(tmp_path)).storage
+    metric = f"downstream:{TASK_SET}:nll"
+    observed = {"run": "C1e12__d64l1", "final_eval_loss": 3.0}
+    attach_downstream(st, "fixture_suite", [observed], metric, run_key="heldout")
+    assert metric_value(observed, metric) is None  # not evaluated yet: no value, so the check cannot pass
+    _write_eval(st, "fixture_suite", "heldout", 0.8)
+    attach_downstream(st, "fixture_suite", [observed], metric, run_key="heldout")
+    assert metric_value(observed, metric) == pytest.approx(2.4)
