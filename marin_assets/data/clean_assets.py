@@ -14,6 +14,7 @@ peers again per partition (a single-run backfill writing every partition would s
 
 import dagster as dg
 import pyarrow.parquet as pq
+import pandas as pd
 
 from marin_assets.core import layout
 from marin_assets.core.code_versions import code_version
@@ -22,6 +23,7 @@ from marin_assets.data.cleaned_output import READER_COUNTS_NAME, STATS_NAME, TAB
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import dedup_peers
 from marin_assets.data.compliance import require_sources_cleared
+from marin_assets.data.decontamination_step import hits_per_item, item_key
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.record_counts import conservation
@@ -112,9 +114,13 @@ def _file_errors_table(rows: list[dict]) -> dg.MetadataValue:
 
 def curation_metadata(stats: dict) -> dict:
     """Counts of the curation steps (decontamination per eval set, PII per kind) with example ids."""
-    counts = stats.get("curation_counts", {})
-    return {**{f"curation[{key}]": n for key, n in counts.items()},
-            "curation_examples": dg.MetadataValue.json(stats.get("curation_examples", {}))}  # fmt: skip
+    counts, examples = stats.get("curation_counts", {}), stats.get("curation_examples", {})
+    items = hits_per_item(counts, examples)  # one row per eval item found, not one metadata entry each
+    item_keys = {item_key(r["eval_set"], r["item"]) for r in items}
+    return {**{f"curation[{key}]": n for key, n in counts.items() if key not in item_keys},
+            "curation_examples": dg.MetadataValue.json({k: v for k, v in examples.items() if k not in item_keys}),
+            "decontamination_items": dg.MetadataValue.md(
+                pd.DataFrame(items).to_markdown(index=False) if items else "no eval item found in any document")}
 
 
 def table_rows(storage: StorageResource, source: str, table: str) -> int:

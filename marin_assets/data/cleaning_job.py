@@ -83,7 +83,8 @@ def clean_source(spark, spec: SourceSpec, recipe: CleaningRecipe, out_dir: str, 
                  quality_model: bytes | None = None) -> dict:  # fmt: skip
     """Clean one source into out_dir/{documents,rejected,quarantine}/part-*.parquet; return the stats.
 
-    eval_index ({eval set: n-gram hashes}) and quality_model (fastText bytes) feed the curation steps.
+    eval_index (item_hits.EvalIndexes, or a plain {eval set: n-gram hashes} without per-item hits) and
+    quality_model (fastText bytes) feed the curation steps.
     """
     return clean_sources(spark, [spec], recipe, {spec.name: out_dir}, eval_index, quality_model)[spec.name]
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from marin_assets.data.decontaminate import DecontaminationStep
+from marin_assets.data.decontamination_step import DecontaminationStep
 from marin_assets.data.pii import PiiSettingsView, PiiStep
 from marin_assets.data.quality_classifier import QualityStep
 from marin_assets.data.step_outcome import CurationStep, StepOutcome
@@ -20,7 +20,7 @@ from marin_assets.data.step_outcome import CurationStep, StepOutcome
 
 @dataclass(frozen=True)
 class CurationInputs:
-    eval_index: Any = None  # .value: {eval set: sorted uint64 n-gram hashes}
+    eval_index: Any = None  # .value: item_hits.EvalIndexes (per eval set: sorted n-gram hashes, items)
     quality_model: Any = None  # .value: fastText model bytes
 
 

@@ -13,7 +13,7 @@ from marin_assets.data.curation import Curation, CurationInputs, build_curation
 EXAMPLES_PER_COUNT = 3
 
 
-def curation_for(spark, source: str, recipe: CleaningRecipe, eval_index: dict | None,
+def curation_for(spark, source: str, recipe: CleaningRecipe, eval_index,
                  quality_model: bytes | None) -> Curation:  # fmt: skip
     context = spark.sparkContext
     inputs = CurationInputs(

@@ -4,7 +4,8 @@ As in GPT-3 / Marin: words are lower-cased with punctuation stripped, and a docu
 set when it shares an n-gram (default 13 words) with it. An eval set's index is the sorted array of
 its n-grams' 64-bit hashes, built once per eval-set version (the eval_set asset) and broadcast to the
 Spark workers. Policy `drop` rejects an overlapping document; `remove_spans` cuts the overlapping
-words out and rejects the document only when too little of it remains.
+words out and rejects the document only when too little of it remains. The curation step that runs it
+per document, with hits per eval item, is data.decontamination_step.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from functools import lru_cache
 import numpy as np
 
 from marin_assets.data.sorted_membership import in_sorted
-from marin_assets.data.step_outcome import StepOutcome
 
 REASON_PREFIX = "decontamination"
 _TOKEN = re.compile(r"\S+")
@@ -133,22 +133,3 @@ def _cut(text: str, tokens: list[tuple[int, int, str]], covered: np.ndarray) -> 
         pos, i = end, j + 1
     pieces.append(text[pos:])
     return "".join(pieces).strip()
-
-
-class DecontaminationStep:
-    """The curation step: counts per eval set, rejection reason decontamination:<eval set>."""
-
-    name = "decontamination"
-
-    def __init__(self, index_handle, ngram: int, policy: str, min_remaining_fraction: float):
-        self.index_handle, self.ngram, self.policy, self.min_remaining = index_handle, ngram, policy, min_remaining_fraction
-
-    def apply(self, text: str) -> StepOutcome:
-        result = decontaminate(text, self.index_handle.value, ngram=self.ngram, policy=self.policy,
-                               min_remaining_fraction=self.min_remaining)  # fmt: skip
-        counts = {f"{REASON_PREFIX}[{name}]:documents": 1 for name in result.matched_ngrams}
-        counts.update({f"{REASON_PREFIX}[{name}]:ngrams": n for name, n in result.matched_ngrams.items()})
-        if result.removed_words and not result.reject:
-            counts[f"{REASON_PREFIX}:words_removed"] = result.removed_words
-            counts[f"{REASON_PREFIX}:documents_cut"] = 1
-        return StepOutcome(result.text, counts, result.reject)

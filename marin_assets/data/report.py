@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from marin_assets.data.decontamination_step import hits_per_item
 from marin_assets.data.dedup import MinHasher, band_key_matrix, cluster_representatives, exact_key, lsh_star_edges
 
 # Funnel order: the steps of the cleaning job, by the rule prefix of their rejection reasons.
@@ -154,7 +155,8 @@ def build_report(source: str, stats: dict, kept: list[dict], rejected: list[dict
         "languages": {"kept": dict(languages(kept).most_common()), "rejected": dict(languages(rejected).most_common())},
         "duplicate_cluster_sizes": duplicate_cluster_sizes(kept, duplicates, dedup),
         "pii": {k.split(":", 1)[1]: n for k, n in counts.items() if k.startswith("pii:")},
-        "decontamination": {k: n for k, n in counts.items() if k.startswith("decontamination")},
+        "decontamination": {k: n for k, n in counts.items() if k.startswith("decontamination") and ":item[" not in k},
+        "decontamination_items": hits_per_item(counts, stats.get("curation_examples", {})),
         "quality_scores": {"scored": len(scores), "mean": round(sum(scores) / len(scores), 4) if scores else None,
                            "histogram": np.histogram(scores, bins=10, range=(0, 1))[0].tolist() if scores else []},
     }  # fmt: skip
@@ -187,6 +189,12 @@ def markdown(report: dict, images: dict[str, str]) -> str:
                                         if report["pii"] else "none"))  # fmt: skip
     parts.append("## Decontamination\n" + (_table(["count", "n"], [[k, n] for k, n in report["decontamination"].items()])
                                            if report["decontamination"] else "no overlap with any eval set"))  # fmt: skip
+    items = report.get("decontamination_items") or []
+    if items:  # which eval item, which documents (the smallest ids of those holding it)
+        parts.append("### Hits per eval item\n" + _table(
+            ["eval set", "item", "documents", "example documents"],
+            [[r["eval_set"], r["item"], r["documents"], ", ".join(f"`{d}`" for d in r["example_documents"])]
+             for r in items]))  # fmt: skip
     q = report["quality_scores"]
     parts.append(f"## Quality scores\n{q['scored']} documents scored, mean {q['mean']}" if q["scored"] else
                  "## Quality scores\nnot scored")  # fmt: skip

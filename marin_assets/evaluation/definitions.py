@@ -15,6 +15,7 @@ from marin_assets.evaluation.assets import build_eval_asset, task_set_source
 from marin_assets.evaluation.forecast_assets import build_forecast_assets
 from marin_assets.evaluation.task_sets import TaskSetsRegistry, load_task_sets
 from marin_assets.scaling.run_results import output_parts, run_parts
+from marin_assets.scaling.suite_observations import evaluation_parts  # where the fits read them back
 from marin_assets.scaling.suite import ScalingRecipe, default_recipe_path, heldout_run, load_scaling_recipe, suite_runs
 from marin_assets.train.runs import TrainingRuns, load_training_runs
 
@@ -35,12 +36,12 @@ def build_defs(registry: TaskSetsRegistry, runs: TrainingRuns | None = None,
     if suite is not None:
         assets.append(build_eval_asset(
             "scaling_downstream_eval", registry, task_sets, "scaling_run", [r.key for r in suite_runs(suite)],
-            lambda key: run_parts(suite.name, key), lambda key, ts: (ev, suite.name, key, ts),
+            lambda key: run_parts(suite.name, key), lambda key, ts: evaluation_parts(suite.name, key, ts),
             f"A {suite.name} suite run on a task set through lm-evaluation-harness ({ALL_METRICS})."))
         if heldout_run(suite) is not None:
             assets.append(build_eval_asset(
                 "heldout_downstream_eval", registry, task_sets, "heldout_run", None,
-                lambda _: output_parts(suite.name, "heldout", "run"), lambda _, ts: (ev, suite.name, "heldout", ts),
+                lambda _: output_parts(suite.name, "heldout", "run"), lambda _, ts: evaluation_parts(suite.name, "heldout", ts),
                 f"The {suite.name} suite's held-out run on a task set ({ALL_METRICS}), to check its forecast."))
             assets += build_forecast_assets(suite.name, [r.key for r in suite_runs(suite)], registry,
                                             "scaling_downstream_eval", "heldout_downstream_eval")

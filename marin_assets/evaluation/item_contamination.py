@@ -1,29 +1,19 @@
 """A task set as a decontamination set, reporting hits per eval item: which item, which document (pure).
 
-Uses the data stage's own normalisation and n-gram hashes (data.decontaminate), so a hit here is a
-hit there. Each item contributes the n-grams of each of its text fields; an item shorter than n
-words contributes its whole text as one shorter n-gram (BLiMP's sentences are 4-12 words, so at
-the usual n = 13 they would otherwise never match anything). `item_hits` names, for one document,
-every (task, item) it shares an n-gram with; `eval_set_rows` writes the set as the eval-sets
+The matcher is the data stage's (data.item_hits, also used by the cleaning job's per-item report).
+Each item contributes the n-grams of each of its text fields; an item shorter than n words
+contributes its whole text as one shorter n-gram (BLiMP's sentences are 4-12 words, so at the usual
+n = 13 they would otherwise never match anything). `item_hits` names, for one document, every
+(task, item) it shares an n-gram with; `eval_set_rows` writes the set as the eval-sets
 registry's JSONL (id + text fields), to register it for the cleaning stage's decontamination.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from dataclasses import dataclass
 
-from marin_assets.data.decontaminate import ngram_hashes, normalized_words
+from marin_assets.data.item_hits import ItemIndex, build_item_index, hits_by_item, item_hits  # noqa: F401 (the matcher)
 from marin_assets.evaluation.task_sets import TaskSetSpec, verified_files
-
-
-@dataclass(frozen=True)
-class ItemIndex:
-    """n-gram hash -> the (task, item id) pairs holding it, for every n-gram length in use."""
-
-    ngram: int
-    owners: dict[int, dict[int, list[tuple[str, str]]]]  # length -> hash -> [(task, item id)]
 
 
 def item_ids_and_texts(spec: TaskSetSpec, text_fields: list[str], id_field: str | None = None):
@@ -42,43 +32,47 @@ def item_ids_and_texts(spec: TaskSetSpec, text_fields: list[str], id_field: str 
                     yield task, item_id, field, item[field]
 
 
-def build_item_index(rows, ngram: int = 13) -> ItemIndex:
-    owners: dict[int, dict[int, list[tuple[str, str]]]] = defaultdict(lambda: defaultdict(list))
-    for task, item_id, _, text in rows:
-        words = normalized_words(text)
-        n = min(ngram, len(words))
-        if n == 0:
-            continue
-        for h in set(ngram_hashes(words, n).tolist()):
-            if (task, item_id) not in owners[n][h]:
-                owners[n][h].append((task, item_id))
-    return ItemIndex(ngram, {n: dict(m) for n, m in owners.items()})
-
-
-def item_hits(document_id: str, text: str, index: ItemIndex) -> list[dict]:
-    """Every eval item the document shares an n-gram with: {task, item, document, ngrams}."""
-    words = normalized_words(text)
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    for n, table in index.owners.items():
-        for h in ngram_hashes(words, n).tolist():
-            for owner in table.get(h, ()):
-                counts[owner] += 1
-    return [{"task": task, "item": item, "document": document_id, "ngrams": hits}
-            for (task, item), hits in sorted(counts.items())]
-
-
-def hits_by_item(documents, index: ItemIndex) -> dict[str, list[str]]:
-    """"task/item" -> the ids of the documents that contain it, over (document id, text) pairs."""
-    found: dict[str, list[str]] = defaultdict(list)
-    for document_id, text in documents:
-        for hit in item_hits(document_id, text, index):
-            found[f"{hit['task']}/{hit['item']}"].append(document_id)
-    return dict(found)
-
-
 def eval_set_rows(spec: TaskSetSpec, text_fields: list[str]) -> list[dict]:
     """The task set as eval-sets registry rows: {"id": "<task>/<item>", <field>: text, ...} per item."""
     rows: dict[str, dict] = {}
     for task, item_id, field, text in item_ids_and_texts(spec, text_fields):
         rows.setdefault(f"{task}/{item_id}", {"id": f"{task}/{item_id}"})[field] = text
     return list(rows.values())
+
+
+def export_eval_set(spec: TaskSetSpec, text_fields: list[str], out_path: str) -> dict:
+    """Write the task set as an eval-sets JSONL (atomically) and return its recipes/eval_sets.yaml entry, so the
+    cleaning job decontaminates against it and reports hits per item (`<task>/<line>`)."""
+    import os
+
+    from marin_assets.core.hashing import combine_hashes, sha256_bytes
+    from marin_assets.core.storage import Storage
+
+    data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in eval_set_rows(spec, text_fields)).encode()
+    folder, name = os.path.split(os.path.abspath(out_path))
+    Storage(folder).write_bytes_atomic(data, name)
+    return {"name": spec.name, "uri": out_path, "format": "jsonl", "text_fields": list(text_fields), "id_field": "id",
+            "license": spec.license, "description": f"Task set {spec.name} as a decontamination set. {spec.attribution}",
+            "provenance": {"origin": f"task set {spec.name} ({spec.provenance.origin})", "version": spec.provenance.version,
+                           "checksum": combine_hashes([(name, sha256_bytes(data))])}}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """python -m marin_assets.evaluation.item_contamination TASK_SET OUT.jsonl FIELD [FIELD ...]: print the entry."""
+    import argparse
+
+    import yaml
+
+    from marin_assets.evaluation.task_sets import load_task_sets
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("task_set")
+    parser.add_argument("out")
+    parser.add_argument("fields", nargs="+", help="the items' text fields (BLiMP: sentence_good sentence_bad)")
+    args = parser.parse_args(argv)
+    entry = export_eval_set(load_task_sets().get(args.task_set), args.fields, args.out)
+    print(yaml.safe_dump({"eval_sets": [entry]}, sort_keys=False, allow_unicode=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -16,6 +16,7 @@ from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.scaling import results, run_results, suite, suite_observations
 from marin_assets.scaling.comparison_assets import build_comparison_asset
 from marin_assets.scaling.fit_assets import build_fit_assets
+from marin_assets.scaling.fit_metric import downstream_selector
 from marin_assets.scaling.heldout import build_heldout_assets
 from marin_assets.scaling.profile_assets import build_profile_assets, require_planned_within_budget
 from marin_assets.scaling.outputs import GROUP, train_and_record
@@ -24,6 +25,14 @@ from marin_assets.train import bits_per_byte, domain_eval, eval_set_texts, maxte
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET
 
 TRAINING_FIELDS = ("mixture", "seq_len", "global_batch_size", "optimizer", "vocab_size", "eval_steps")
+SUITE_EVAL_ASSET = "scaling_downstream_eval"  # the evaluation stage's asset, named (never imported)
+
+
+def downstream_deps(metric: str) -> tuple[dg.AssetDep, ...]:
+    """A fit of a downstream metric also reads the suite runs' evaluations: a new evaluation stales it."""
+    if downstream_selector(metric) is None:
+        return ()
+    return (dg.AssetDep(SUITE_EVAL_ASSET, partition_mapping=dg.AllPartitionMapping()),)
 
 
 def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
@@ -52,7 +61,8 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     all_runs = dg.AssetDep(scaling_run, partition_mapping=dg.AllPartitionMapping())
     fits = build_fit_assets(
         name, recipe.fit, all_runs, lambda st: suite_observations.observations_for(st, recipe, runs),
-        lambda iso: target_budgets(recipe), target_budgets(recipe), reader=suite_observations)
+        lambda iso: target_budgets(recipe), target_budgets(recipe), reader=suite_observations,
+        extra_deps=downstream_deps(recipe.fit.metric))
     assets = [scaling_run, *fits, *build_profile_assets(recipe, runs + ([held] if held else []))]
     if recipe.compare_with:
         assets.append(build_comparison_asset(recipe, all_runs))

@@ -15,6 +15,7 @@ from marin_assets.resources.storage import StorageResource
 from marin_assets.scaling import results, validation
 from marin_assets.scaling.heldout import PREDICTION_FILE, heldout_run_parts, prediction_mismatch, prediction_parts
 from marin_assets.scaling.observations import metric_value
+from marin_assets.scaling.suite_observations import attach_downstream
 from marin_assets.scaling.suite import FitSettings, ScalingRecipe
 
 TARGET_RELATIVE_ERROR = 0.02
@@ -118,6 +119,7 @@ def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition
         preregistered = prediction["registered_at"] < observed["started_at"]
         # The same metric the fit (and so the prediction) used, read as the fit reads it.
         metric = recipe.fit.metric
+        attach_downstream(st, name, [observed], metric, run_key="heldout")  # a downstream metric: its evaluation
         mismatch = prediction_mismatch(prediction, observed.get("run"), metric)
         loss = metric_value(observed, metric)
         error = relative_error(prediction["predicted_loss"], loss) if loss is not None else float("inf")

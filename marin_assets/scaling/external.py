@@ -25,6 +25,7 @@ from marin_assets.scaling.fit_settings import FLOPS_PER_PARAM_TOKEN, FitSettings
 
 EXTERNAL_DIR = "scaling/external"
 STANDARD = ("name", "N", "D", "C", "loss", "budget", "unique_tokens", "source")
+SCALABLE = ("N", "D", "C", "loss", "budget", "unique_tokens")
 
 
 class TableColumns(Recipe):
@@ -52,7 +53,24 @@ class ExternalSuiteRecipe(Recipe):
     budget_bins_per_decade: int = Field(default=4, gt=0)
     drop_highest_loss: int = Field(default=0, ge=0)  # e.g. Besiroglu et al. drop the 5 highest-loss runs
     target_multipliers: list[float] = [10, 100, 1000]
+    # A raw tracker export: multiply a quantity's column into the units the fits use (e.g. {C: 1e9} for
+    # GFLOPs), keep only the rows an expression selects (pandas DataFrame.eval over the table's columns,
+    # `back-quoted` when a name has a '/'), and warn when a given C and 6ND disagree by more than c_tolerance.
+    scale: dict[str, float] = {}
+    where: str | None = None
+    c_tolerance: float = Field(default=0.1, gt=0)
     fit: FitSettings = FitSettings()
+
+    @model_validator(mode="after")
+    def _scaled_quantities_exist(self):
+        unknown = sorted(set(self.scale) - set(SCALABLE) - set(self.columns.metrics))
+        if unknown:
+            raise ValueError(f"scale names {unknown}, not a quantity of the table ({', '.join(SCALABLE)} "
+                             "or one of columns.metrics)")
+        bad = sorted(k for k, v in self.scale.items() if not (math.isfinite(v) and v > 0))
+        if bad:
+            raise ValueError(f"scale of {bad} must be a positive finite number")
+        return self
 
     @model_validator(mode="after")
     def _metric_is_a_column(self):
@@ -104,32 +122,70 @@ def budget_bin(C: float, per_decade: int) -> float:
     return float(10 ** (round(math.log10(C) * per_decade) / per_decade)) if C > 0 and math.isfinite(C) else math.nan
 
 
+def selected_rows(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> pd.Series:
+    """Which rows recipe.where keeps (all when unset); a bad expression is an error naming the recipe field."""
+    if not recipe.where:
+        return pd.Series(True, index=table.index)
+    try:
+        keep = table.eval(recipe.where)
+    except Exception as exc:  # pandas raises many kinds (SyntaxError, UndefinedVariableError, TypeError)
+        raise ExternalTableError(f"{recipe.name}: where {recipe.where!r} cannot be evaluated over the table's "
+                                 f"columns {sorted(table.columns)}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(keep, pd.Series) or keep.dtype != bool:
+        raise ExternalTableError(f"{recipe.name}: where {recipe.where!r} is not a true/false condition per row")
+    return keep
+
+
+def _scaled(recipe: ExternalSuiteRecipe, quantity: str, value: float) -> float:
+    return value * recipe.scale.get(quantity, 1.0)
+
+
+def compute_definition(recipe: ExternalSuiteRecipe, results: list[dict]) -> tuple[str, list[str]]:
+    """How C was defined (given, or 6ND) and a warning per usable row whose given C and 6ND disagree."""
+    cols = recipe.columns
+    if cols.C is None:
+        return "6ND (the table has no C column)", []
+    if cols.D is None:
+        return "given (D derived as C / 6N)", []
+    warnings = []
+    for r in results:
+        six_nd = FLOPS_PER_PARAM_TOKEN * r["N"] * r["D"]
+        if r["status"] == "succeeded" and r["C"] > 0 and abs(six_nd / r["C"] - 1) > recipe.c_tolerance:
+            warnings.append(f"{r['run']}: given C {r['C']:.4g} and 6ND {six_nd:.4g} differ by "
+                            f"{six_nd / r['C'] - 1:+.1%} (c_tolerance {recipe.c_tolerance:.0%})")
+    return "given", warnings
+
+
 def table_results(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> list[dict]:
     """One result.json-shaped dict per row, in row order; unusable rows keep status/values saying why."""
     cols, k = recipe.columns, FLOPS_PER_PARAM_TOKEN
+    keep = selected_rows(recipe, table)
     losses = pd.to_numeric(table[cols.loss], errors="coerce")
     dropped = set(losses.nlargest(recipe.drop_highest_loss).index) if recipe.drop_highest_loss else set()
     results = []
     for index, row in table.iterrows():
-        N, loss = _number(row[cols.N]), _number(row[cols.loss])
-        D = _number(row[cols.D]) if cols.D else math.nan
-        C = _number(row[cols.C]) if cols.C else math.nan
+        N, loss = _scaled(recipe, "N", _number(row[cols.N])), _scaled(recipe, "loss", _number(row[cols.loss]))
+        D = _scaled(recipe, "D", _number(row[cols.D])) if cols.D else math.nan
+        C = _scaled(recipe, "C", _number(row[cols.C])) if cols.C else math.nan
         if cols.D is None:
             D = C / (k * N) if N > 0 else math.nan
         if cols.C is None:
             C = k * N * D
-        budget = _number(row[cols.budget]) if cols.budget else budget_bin(C, recipe.budget_bins_per_decade)
+        budget = _scaled(recipe, "budget", _number(row[cols.budget])) if cols.budget else \
+            budget_bin(C, recipe.budget_bins_per_decade)
         status = "succeeded"
-        if index in dropped:
+        if not keep[index]:
+            status = f"filtered out by the recipe: where {recipe.where}"
+        elif index in dropped:
             status = f"dropped by the recipe: one of the {recipe.drop_highest_loss} highest losses"
         result = {
             "run": str(row[cols.name]) if cols.name else f"row{index:04d}", "budget": budget, "N": N, "D": D, "C": C,
             "final_eval_loss": loss if math.isfinite(loss) else None, "status": status,
             "source": str(row[cols.source]) if cols.source else recipe.citation,
-            "metrics": {m: _number(row[m]) for m in cols.metrics},
+            "metrics": {m: _scaled(recipe, m, _number(row[m])) for m in cols.metrics},
         }
         if cols.unique_tokens:
-            result["unique_tokens"] = _number(row[cols.unique_tokens])
+            result["unique_tokens"] = _scaled(recipe, "unique_tokens", _number(row[cols.unique_tokens]))
         results.append(result)
     return results
 

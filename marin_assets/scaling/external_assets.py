@@ -41,15 +41,19 @@ def build_external_assets(recipe: ExternalSuiteRecipe) -> list[dg.AssetsDefiniti
         table, digest = external.read_table(recipe)
         rows = external.table_results(recipe, table)
         obs = observations.collect_observations(rows, max_loss=recipe.fit.max_loss, metric=recipe.fit.metric)
+        c_definition, c_warnings = external.compute_definition(recipe, rows)
+        for warning in c_warnings:
+            context.log.warning(f"{name}: {warning}")
         with st.atomic_dir(*runs_parts(name)) as staged:
             staged.write_json({"suite": name, "citation": recipe.citation, "table": recipe.table, "sha256": digest,
-                               "runs": rows}, RUNS_FILE)
+                               "C_definition": c_definition, "C_warnings": c_warnings, "runs": rows}, RUNS_FILE)
             return record_output(
                 context, staged, recipe=section, code_version=version, output_hash=hash_json({"sha256": digest,
                                                                                               "runs": rows}),
                 stats={"n_rows": len(rows), "n_usable": len(obs.table), "n_excluded": len(obs.excluded),
-                       "table_sha256": digest, "citation": recipe.citation},
-                extra_metadata={"excluded_rows": dg.MetadataValue.text(obs.exclusion_summary()),
+                       "table_sha256": digest, "citation": recipe.citation, "C_definition": c_definition,
+                       "C_disagreements": len(c_warnings)},
+                extra_metadata={"C_warnings": dg.MetadataValue.text(" | ".join(c_warnings) or "none"),"excluded_rows": dg.MetadataValue.text(obs.exclusion_summary()),
                                 "preview": dg.MetadataValue.md(obs.table.head(10).to_markdown(index=False))},
             )
 

@@ -30,8 +30,10 @@ def _md(records: list[dict], floatfmt: str = ".4g") -> str:
 def build_fit_assets(
     name: str, fit: FitSettings, runs_dep, observations_of: Callable, targets_of: Callable[[dict], list[float]],
     targets_section, key_prefix: list[str] | None = None, reader: ModuleType = observations,
+    extra_deps: tuple = (),
 ) -> list[dg.AssetsDefinition]:
-    """`reader`: the pure module whose code `observations_of` runs (part of the fits' versions)."""
+    """`reader`: the pure module whose code `observations_of` runs (part of the fits' versions); `extra_deps`:
+    more upstream assets the fitted metric comes from (the suite's downstream evaluation)."""
     fit_section = fit.model_dump(mode="json")
     isoflop_version = code_version(fit_section, reader, observations, isoflop, validation, results, plots)
     parametric_version = code_version(fit_section, reader, observations, parametric, bootstrap, validation, results,
@@ -39,7 +41,7 @@ def build_fit_assets(
     predictions_version = code_version({**fit_section, "targets": targets_section}, results, plots)
     prefix = {"key_prefix": key_prefix} if key_prefix else {}
 
-    @dg.asset(name="isoflop_fit", group_name=GROUP, deps=[runs_dep], code_version=isoflop_version,
+    @dg.asset(name="isoflop_fit", group_name=GROUP, deps=[runs_dep, *extra_deps], code_version=isoflop_version,
               automation_condition=FIT_AUTOMATION, kinds={"statsmodels"}, **prefix,
               description="Approach 2: per-budget parabola of loss vs ln N, minima N*(C), D*(C) and L*(C) laws, "
                           "leave-one-budget-out errors.")
@@ -70,7 +72,7 @@ def build_fit_assets(
                 },
             )
 
-    @dg.asset(name="parametric_fit", group_name=GROUP, deps=[runs_dep], code_version=parametric_version,
+    @dg.asset(name="parametric_fit", group_name=GROUP, deps=[runs_dep, *extra_deps], code_version=parametric_version,
               automation_condition=FIT_AUTOMATION, kinds={"scipy"}, **prefix,
               description=f"Approach 3: the {fit.law} law L(N, D) (Huber-likelihood fit), bootstrap CIs, "
                           "leave-one-budget-out errors and the other registered forms compared.")

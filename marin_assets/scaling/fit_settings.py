@@ -25,7 +25,7 @@ class FitSettings(Recipe):
     max_loss: float | None = None             # losses above this count as diverged (None: ln(vocab) + 1)
     law: str = "chinchilla"                   # Approach 3 form, a key of scaling.laws.LAWS
     compare_laws: bool = True                 # also fit the other registered forms; AIC + held-out error in metadata
-    metric: str = "final_eval_loss"           # what is fitted: final_eval_loss, loss, bpb, loss:<domain>, bpb:<domain>
+    metric: str = "final_eval_loss"           # see fit_metric.METRIC_FORMS (loss, bpb, per domain, downstream)
     lobo_loss_tolerance: float = Field(default=0.02, gt=0)    # leave-one-budget-out: largest budget's loss error
     lobo_n_opt_tolerance: float = Field(default=0.5, gt=0)    # ... and its N* error
     max_interval_ratio: float = Field(default=10.0, gt=1)     # bootstrap hi/lo above this is flagged

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from marin_assets.scaling.fit_metric import DEFAULT_METRIC, UnknownMetricError, metric_key
+from marin_assets.scaling.fit_metric import DEFAULT_METRIC, UnknownMetricError, downstream_selector, metric_key
 
 COLUMNS = ["run", "budget", "size", "N", "D", "C", "U", "loss"]
 SUCCEEDED = "succeeded"
@@ -68,8 +68,13 @@ def _require_reported(results: list[dict], metric: str) -> None:
     succeeded = [r for r in results if r.get("status") == SUCCEEDED]
     if metric == DEFAULT_METRIC or not succeeded or any(metric_value(r, metric) is not None for r in succeeded):
         return
+    selector = downstream_selector(metric)
+    if selector is not None:  # the reader sets it from the run's evaluation on the task set, when there is one
+        raise UnknownMetricError(f"fit.metric {metric!r}: none of the {len(succeeded)} succeeded runs has a committed "
+                                 f"downstream evaluation on task set {selector[0]!r} (materialize the suite's "
+                                 "downstream evaluation on it first, or check the task set's name)")
     known = sorted({k for r in succeeded for k in (r.get("metrics") or {})})
-    named = ", ".join(k.replace("/", ":", 1) if "/" in k else k for k in known) or "none"
+    named = ", ".join(k.replace("/", ":") for k in known) or "none"
     raise UnknownMetricError(f"fit.metric {metric!r}: none of the {len(succeeded)} succeeded runs reports it; "
                              f"they report {DEFAULT_METRIC}, {named}")
 

@@ -56,6 +56,28 @@ def test_decontamination_and_pii_run_inside_the_spark_job(spark, tmp_path):
     assert stats["rejected_by_rule"]["decontamination:otters"] == 1
 
 
+def test_the_spark_job_names_the_eval_items_each_contaminated_document_holds(spark, tmp_path):
+    from marin_assets.data.decontamination_step import hits_per_item, item_key
+    from marin_assets.data.item_hits import EvalIndexes, build_item_index
+
+    items = {"otter-passage": PASSAGE, "notes": prose(50)}
+    docs = {"cut": f"{prose(1)} {PASSAGE} {prose(2)}", "both": f"{PASSAGE} {prose(50)}",
+            "near-miss": f"{prose(3)} {' '.join(WORDS[:12])} {prose(4)}", "clean": prose(7)}
+    spec = SourceSpec(name="dirty_web", uri=str(write_jsonl(tmp_path / "src" / "a.jsonl", docs)), format="jsonl",
+                      license="CC0-1.0")  # fmt: skip
+    shipped = load_cleaning_recipe()
+    recipe = shipped.model_copy(update={"spark": shipped.spark.model_copy(update={"partitions": 2})})
+    indexes = EvalIndexes({"otters": build_index(items.values(), 13)},
+                          {"otters": build_item_index(((("otters", k, "text", v)) for k, v in items.items()), 13,
+                                                      short_items=False)})
+    stats = clean_source(spark, spec, recipe, str(tmp_path / "out"), indexes)
+    counts, examples = stats["curation_counts"], stats["curation_examples"]
+    assert counts[item_key("otters", "otter-passage")] == 2 and examples[item_key("otters", "otter-passage")] == ["both", "cut"]
+    assert counts[item_key("otters", "notes")] == 1 and examples[item_key("otters", "notes")] == ["both"]
+    assert [(r["item"], r["documents"]) for r in hits_per_item(counts, examples)] == [("otter-passage", 2), ("notes", 1)]
+    assert counts["decontamination[otters]:documents"] == 2  # near-miss and clean hold no item
+
+
 def _dedup_corpus(root):
     """Distinct documents that share a stock phrase, plus three true near-duplicate pairs."""
     docs = {f"doc-{i:02d}": prose(100 + i) for i in range(16)}

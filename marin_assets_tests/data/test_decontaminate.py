@@ -3,8 +3,9 @@
 import numpy as np
 
 from marin_assets.data.decontaminate import (
-    DecontaminationStep, build_index, decontaminate, ngram_hashes, normalized_tokens, normalized_words,
+    build_index, decontaminate, ngram_hashes, normalized_tokens, normalized_words,
 )
+from marin_assets.data.decontamination_step import DecontaminationStep
 from marin_assets.data.sorted_membership import in_sorted
 from marin_assets.data.step_outcome import Value
 from marin_assets_tests.data.planted_corpus import prose

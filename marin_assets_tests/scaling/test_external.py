@@ -69,3 +69,54 @@ def test_besiroglu_suite_fits_by_materialization(tmp_path):
                              "parametric_leave_one_budget_out"}
     assert outcomes["isoflop_leave_one_budget_out"]  # Approach 2 predicts its largest held-out minimum within 2%
     assert not outcomes["isoflop_minima_bracketed"]  # binned Figure-4 points: some bins have no minimum
+
+
+def _export(tmp_path, rows: list[dict], **changes) -> external.ExternalSuiteRecipe:
+    """A raw tracker export: slash-named columns, compute in GFLOPs."""
+    import pandas as pd
+
+    path = tmp_path / "export.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    raw = {"kind": "external", "name": "export", "citation": "a tracker export", "table": str(path),
+           "columns": {"name": "run", "N": "params", "D": "tokens", "C": "throughput/total_gflops",
+                       "loss": "eval/paloma/macro_loss"}, "scale": {"C": 1e9}, **changes}
+    return external.ExternalSuiteRecipe.model_validate(raw)
+
+
+EXPORT = [{"run": "a", "params": 1e8, "tokens": 2e9, "throughput/total_gflops": 6 * 1e8 * 2e9 / 1e9,
+           "eval/paloma/macro_loss": 3.1},
+          {"run": "b", "params": 2e9, "tokens": 4e10, "throughput/total_gflops": 8 * 2e9 * 4e10 / 1e9,  # 8ND, not 6ND
+           "eval/paloma/macro_loss": 2.5}]
+
+
+def test_a_raw_export_is_mapped_scaled_filtered_and_its_compute_definition_checked(tmp_path):
+    recipe = _export(tmp_path, EXPORT, where="params < 1e9")
+    table, _ = external.read_table(recipe)
+    rows = external.table_results(recipe, table)
+    assert rows[0]["C"] == pytest.approx(6 * 1e8 * 2e9) and rows[0]["final_eval_loss"] == 3.1  # GFLOPs -> FLOPs
+    assert rows[0]["status"] == "succeeded" and rows[1]["status"] == "filtered out by the recipe: where params < 1e9"
+    definition, warnings = external.compute_definition(recipe, rows)
+    assert definition == "given" and warnings == []  # the filtered row is not checked
+    unfiltered = external.table_results(recipe.model_copy(update={"where": None}), table)
+    _, warnings = external.compute_definition(recipe, unfiltered)
+    assert len(warnings) == 1 and warnings[0].startswith("b: given C 6.4e+20 and 6ND 4.8e+20 differ by -25.0%")
+    no_c = recipe.model_copy(update={"columns": recipe.columns.model_copy(update={"C": None})})
+    assert external.compute_definition(no_c, unfiltered)[0] == "6ND (the table has no C column)"
+
+
+@pytest.mark.parametrize("changes, match", [
+    ({"where": "params <"}, r"where 'params <' cannot be evaluated"),
+    ({"where": "widgets > 3"}, r"where 'widgets > 3' cannot be evaluated"),
+    ({"where": "params * 2"}, r"is not a true/false condition per row"),
+])
+def test_a_bad_row_filter_is_refused_naming_it(tmp_path, changes, match):
+    recipe = _export(tmp_path, EXPORT, **changes)
+    with pytest.raises(external.ExternalTableError, match=match):
+        external.table_results(recipe, external.read_table(recipe)[0])
+
+
+def test_a_scale_of_an_unknown_quantity_is_refused_naming_the_field(tmp_path):
+    with pytest.raises(ValueError, match=r"scale names \['flops'\], not a quantity"):
+        _export(tmp_path, EXPORT, scale={"flops": 1e9})
+    with pytest.raises(ValueError, match=r"scale of \['C'\] must be a positive finite number"):
+        _export(tmp_path, EXPORT, scale={"C": 0})
