@@ -22,7 +22,7 @@ from pathlib import Path
 
 from marin_assets.data.cleaning_recipe import CleaningRecipe
 from marin_assets.data.cleaning_rows import (
-    EMPTY_TEXT, EXTRACTION_FAILED, EXTRACTION_TIMEOUT, KEPT, QUARANTINED, REJECTED, RecordCleaner,
+    EMPTY_TEXT, EXTRACTION_FAILED, EXTRACTION_TIMEOUT, IGNORED, KEPT, QUARANTINED, REJECTED, RecordCleaner,
 )
 from marin_assets.data.curation import Curation, CurationInputs, build_curation
 from marin_assets.data.dedup import band_key_matrix, exact_key
@@ -44,7 +44,7 @@ class Doc:
     id: str | None  # None for a record the reader quarantined
     text: str | None
     content_type: str | None = None
-    status: str | None = None  # None while alive; then KEPT, REJECTED or QUARANTINED
+    status: str | None = None  # None while alive; then KEPT, REJECTED, QUARANTINED or IGNORED
     reason: str | None = None
     exact_key: str | None = None
     bands: list[int] | None = None
@@ -81,12 +81,13 @@ def _size(docs: list[Doc]) -> int:
 def read_stage(spec, files: list[str], max_record_bytes: int) -> tuple[list[Doc], StageTime]:
     """The product's readers; quarantined records become quarantined documents, as in the job."""
     start = time.perf_counter()
-    # ignored places (a blank JSONL line) are no documents: the job counts them apart, as ignored
-    records = [r for path in files for r in read_file(path, spec, max_record_bytes) if not isinstance(r, IgnoredRecord)]
+    records = [r for path in files for r in read_file(path, spec, max_record_bytes)]
     wall = time.perf_counter() - start
+    # ignored places (a blank JSONL line) hold no document: they end as ignored, as in the job
     docs = [Doc(None, None, status=QUARANTINED, reason=r.reason) if isinstance(r, QuarantinedRecord)
+            else Doc(None, None, status=IGNORED, reason=r.reason) if isinstance(r, IgnoredRecord)
             else Doc(r.id, r.content, r.content_type) for r in records]  # fmt: skip
-    bad = [d for d in docs if d.status == QUARANTINED]
+    bad = [d for d in docs if d.status in (QUARANTINED, IGNORED)]  # ended at the read
     return docs, StageTime("read", len(docs), _size(docs), wall, len(bad))
 
 
