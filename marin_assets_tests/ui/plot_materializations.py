@@ -33,7 +33,7 @@ def training_run_metadata() -> tuple[str, dict]:
     )
     png = loss_plot_png(result, "ui-test (tiny-0.2m on tiny)")
     metadata = result_metadata(result, png, "/storage/training/ui/final/loss_curve.png")
-    return "loss_curve_plot", {**plot_previews(metadata), **metadata}  # record_output's order: previews first
+    return "loss_curve_plot", {**plot_previews(metadata), **metadata}  # record_output's order: plots first
 
 
 def write_scaling_suite(recipe_path: Path, storage_root: Path) -> Path:
