@@ -1,4 +1,4 @@
-"""Plots in metadata come first: the full plot (one click), then a small inline preview under the UI's 1,000-character limit."""
+"""Plots in metadata come first: the full plot (one click), then an inline preview under the 1,000-char limit."""
 
 import base64
 import io
