@@ -1,7 +1,7 @@
 """What the UI test needs to show plots without training models.
 
 training_run: its metadata exactly as the asset reports it (train/report.py, with record_output's
-inline plot preview first), for a runless materialization (training for real is the train stage's
+plots first, each full plot then its preview), for a runless materialization (training for real is the train stage's
 e2e test). parametric_fit: a scaling suite
 recipe small enough to fit in seconds, and its runs' results written straight into storage, so the
 UI materializes the real fit asset.
