@@ -279,6 +279,10 @@ def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
     for name in ("isoflop_leave_one_budget_out", "parametric_leave_one_budget_out", "parametric_intervals_narrow"):
         assert not failed[name].passed, name
     assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
+    for kind in ("isoflop", "parametric"):  # read as information about the suite, with what it found
+        assert failed[f"{kind}_leave_one_budget_out"].description.startswith("Information, not a failure: refitted")
+        assert passed[f"{kind}_leave_one_budget_out"].description.startswith("every left-out budget predicted")
+    assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].description
     assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
     # the first screen reads it as information about the suite, at WARN, not as a broken pipeline
     narrow = failed["parametric_intervals_narrow"]
