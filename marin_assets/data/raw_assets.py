@@ -21,6 +21,7 @@ from marin_assets.data.compliance import (
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.source_roots import require_files_within
 from marin_assets.data.sources import load_sources
+from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.stage_job_names import STAGE_JOB_TAG, run_tags
 from marin_assets.resources.storage import StorageResource
@@ -79,6 +80,16 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
         )
 
 
+def reason_rows(verdict) -> list[dict]:
+    """One row per reason of a compliance verdict; its values as "key=value" text ("-" when none)."""
+    rows = []
+    for reason in verdict.as_json()["reasons"]:
+        details = {k: v for k, v in reason.items() if k not in ("code", "message")}
+        text = "; ".join(f"{k}={', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in details.items())
+        rows.append({"code": reason["code"], "message": reason["message"], "details": text or "-"})
+    return rows
+
+
 @dg.asset_check(
     asset=raw_corpus,
     name="compliance",
@@ -100,8 +111,9 @@ def compliance(context: dg.AssetCheckExecutionContext, storage: StorageResource)
             "license": spec.license,
             "content_hash": inventory["content_hash"],
             "declared_checksum": (spec.provenance.checksum if spec.provenance else None) or "none",
-            "problems": dg.MetadataValue.json(verdict.messages),
-            "reasons": dg.MetadataValue.json(verdict.as_json()["reasons"]),
+            # tables, not JSON: one row per problem; a reason's own values (license, fields...) in `details`
+            "problems": metadata_table([{"problem": m} for m in verdict.messages], columns=["problem"]),
+            "reasons": metadata_table(reason_rows(verdict), columns=["code", "message", "details"]),
         },
     )
 

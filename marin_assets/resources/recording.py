@@ -78,20 +78,23 @@ PNG_MARKDOWN = re.compile(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)
 
 
 def plot_previews(metadata: dict[str, Any]) -> dict[str, Any]:
-    """An inline thumbnail ("<name> (preview)") for each plot in the metadata, to be shown first.
+    """Each plot in the metadata, full size first, then an inline thumbnail ("<name> (preview)").
 
-    A full-size plot is a long Markdown value that the UI hides behind a click; its small copy is
-    short enough to be drawn in the metadata table itself.
+    The UI draws a Markdown value inline only under 1,000 characters (INLINE_MARKDOWN_LIMIT), so a
+    legible plot (thousands of characters even as a 2-grey 400 px PNG) sits behind its row's
+    [Show Markdown], which opens it at full size: that row comes first, so the readable plot is one
+    click from the top. The thumbnail under it only shows the plot's shape (it is too small to read).
     """
-    previews = {}
+    entries = {}
     for name, value in metadata.items():
         text = value.value if isinstance(value, dg.MarkdownMetadataValue) else None
         match = PNG_MARKDOWN.search(text or "")
         if match:
             thumbnail = inline_thumbnail_markdown(base64.b64decode(match.group(1)), alt=name)
             if thumbnail:
-                previews[f"{name} (preview)"] = dg.MetadataValue.md(thumbnail)
-    return previews
+                entries[name] = value
+                entries[f"{name} (preview)"] = dg.MetadataValue.md(thumbnail)
+    return entries
 
 
 def record_output(
@@ -148,8 +151,8 @@ def record_output(
         extra={**(manifest_extra or {}), INVENTORY_FIELD: inventory(staged.path, None if output_hash else digest)},
     )
     staged.write_json(manifest, MANIFEST_NAME)
-    # Summary first (the UI keeps this order): stats, then the asset's own numbers and plots, then
-    # licenses, and what made the output as one structured entry at the end.
+    # Plots first (the UI keeps this order): each full plot then its thumbnail; then stats, the asset's
+    # own numbers, licenses, and what made the output as one structured entry at the end.
     flat = manifest_metadata(manifest)
     provenance = dg.MetadataValue.json(flat.pop("provenance"))
     summary = {k: flat.pop(k) for k in list(flat) if k in (stats or {})}

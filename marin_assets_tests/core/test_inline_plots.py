@@ -1,4 +1,4 @@
-"""Plots in metadata get a small inline preview (under the UI's 1,000-character inline limit), shown first."""
+"""Plots in metadata come first: the full plot (one click), then an inline preview under the 1,000-char limit."""
 
 import base64
 import io
@@ -58,5 +58,16 @@ def test_previews_are_made_for_plot_values_only():
     metadata = {"loss_curve_plot": dg.MetadataValue.md(f"![loss curve](data:image/png;base64,{png})"),
                 "notes": dg.MetadataValue.md("just text"), "n": dg.MetadataValue.int(3)}
     previews = plot_previews(metadata)
-    assert list(previews) == ["loss_curve_plot (preview)"]
+    # the full plot first (its [Show Markdown] opens it legibly), then the thumbnail that fits inline
+    assert list(previews) == ["loss_curve_plot", "loss_curve_plot (preview)"]
+    assert previews["loss_curve_plot"] is metadata["loss_curve_plot"]
     assert len(previews["loss_curve_plot (preview)"].value) < INLINE_MARKDOWN_LIMIT
+
+
+def test_a_legible_preview_cannot_fit_the_inline_limit_so_the_full_plot_comes_first():
+    """Why previews are thumbnails behind the full plot: even 2 greys at 400 px (text-legible) exceed 1,000 chars."""
+    source = Image.open(io.BytesIO(loss_plot())).convert("L")
+    legible = source.resize((400, round(source.height * 400 / source.width)), Image.LANCZOS).quantize(2)
+    out = io.BytesIO()
+    legible.save(out, format="PNG", optimize=True, bits=1)
+    assert legible.mode == "P" and len(base64.b64encode(out.getvalue())) > INLINE_MARKDOWN_LIMIT

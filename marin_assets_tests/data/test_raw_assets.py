@@ -64,8 +64,9 @@ def test_unknown_license_fails_the_blocking_check_and_downstream_never_runs(tmp_
     [check] = result.get_asset_check_evaluations()
     assert not check.passed
     assert check.description.startswith("not cleared: license 'NOASSERTION' is not in the allowlist [")
-    [reason] = check.metadata["reasons"].value
-    assert reason["code"] == "license_not_allowed" and reason["license"] == "NOASSERTION"
+    [reason] = [r.data for r in check.metadata["reasons"].records]  # a table, not JSON
+    assert reason["code"] == "license_not_allowed" and "license=NOASSERTION" in reason["details"]
+    assert [r.data["problem"] for r in check.metadata["problems"].records] == [reason["message"]]
     inventory = json.loads((tmp_path / "store" / "raw" / "dirty_web" / "inventory.json").read_text())
     assert inventory["compliance"]["cleared"] is False
 
@@ -121,9 +122,10 @@ def test_checksum_mismatch_and_missing_field_are_said_in_the_check_result(tmp_pa
         f"not cleared: provenance.version is missing; checksum mismatch: provenance.checksum is {'f' * 64}, "
         f"the files hash to {computed} (if the change is intended, `marin sources checksum dirty_web` prints "
         "the value for sources.yaml)")
-    reasons = {r["code"]: r for r in check.metadata["reasons"].value}
-    assert reasons["missing_field"]["fields"] == ["provenance.version"]
-    assert (reasons["checksum_mismatch"]["declared"], reasons["checksum_mismatch"]["computed"]) == ("f" * 64, computed)
+    reasons = {r.data["code"]: r.data for r in check.metadata["reasons"].records}
+    assert reasons["missing_field"]["details"] == "fields=provenance.version"
+    assert f"declared={'f' * 64}" in reasons["checksum_mismatch"]["details"]
+    assert f"computed={computed}" in reasons["checksum_mismatch"]["details"]
     assert check.metadata["content_hash"].value == computed and check.metadata["declared_checksum"].value == "f" * 64
 
 

@@ -272,13 +272,23 @@ def test_leave_one_budget_out_and_interval_checks_pass_and_fail(suite):
     passed = _run_checks(suite, lenient)
     assert passed["isoflop_leave_one_budget_out"].passed and passed["parametric_leave_one_budget_out"].passed
     assert passed["parametric_intervals_narrow"].passed
+    assert passed["parametric_intervals_narrow"].description.startswith("all 5 parameters pinned down")
     strict = fixture_recipe(fit={**suite["recipe"].fit.model_dump(), "lobo_loss_tolerance": 1e-6,
                                  "max_interval_ratio": 1.0001})
     failed = _run_checks(suite, strict)
     for name in ("isoflop_leave_one_budget_out", "parametric_leave_one_budget_out", "parametric_intervals_narrow"):
         assert not failed[name].passed, name
     assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].metadata["problems"].value
+    for kind in ("isoflop", "parametric"):  # read as information about the suite, with what it found
+        assert failed[f"{kind}_leave_one_budget_out"].description.startswith("Information, not a failure: refitted")
+        assert passed[f"{kind}_leave_one_budget_out"].description.startswith("every left-out budget predicted")
+    assert "exceeds the tolerance 0.00%" in failed["parametric_leave_one_budget_out"].description
     assert "wide (> 1.0001x)" in failed["parametric_intervals_narrow"].metadata["wide"].value
+    # the first screen reads it as information about the suite, at WARN, not as a broken pipeline
+    narrow = failed["parametric_intervals_narrow"]
+    assert narrow.severity == dg.AssetCheckSeverity.WARN
+    assert narrow.description.startswith("Information, not a failure: this suite does not pin down ")
+    assert "limit 1.0001" in narrow.description and "The fitted law is stored" in narrow.description
     intervals = failed["parametric_intervals_narrow"].metadata["intervals"]  # a table, not raw JSON
     assert [c.name for c in intervals.schema.columns] == ["parameter", "lo", "hi", "hi_over_lo"]
     assert all(r.data["hi_over_lo"] > 1.0001 or r.data["hi"] <= r.data["lo"] * 1.0001 for r in intervals.records)

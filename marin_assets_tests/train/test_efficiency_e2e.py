@@ -49,7 +49,8 @@ def test_cpu_run_reports_mfu_goodput_and_memory_everywhere(env):
     assert result.success
     meta = next(m for m in result.get_asset_materialization_events()
                 if m.asset_key == dg.AssetKey("training_run")).materialization.metadata
-    keys = [k for k in meta if "(preview)" not in k]  # record_output shows inline previews first
+    # record_output shows the plots first (each full plot, then its inline preview)
+    keys = [k for k in meta if "(preview)" not in k and f"{k} (preview)" not in meta]
     assert keys[0] == "efficiency" and "MFU" in meta["efficiency"].value
     saved = json.loads((env["root"] / "training/tiny-efficiency/final/result.json").read_text())
     eff = saved["efficiency"]

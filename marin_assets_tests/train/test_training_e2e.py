@@ -91,9 +91,10 @@ def test_uninterrupted_run_materializes_with_metadata_streaming_and_baseline(env
                 "checkpoint_uri", "checkpoint_hash", "tensorboard_dir", "wandb"):
         assert key in meta, key
     assert meta["loss_curve_plot"].value.startswith("![loss curve](data:image/png;base64,")
-    # Summary first: the plots' inline previews, then the numbers; the curves are a file, not inline JSON.
-    assert list(meta)[:4] == ["loss_curve_plot (preview)", "domain_bpb_plot (preview)", "efficiency",
-                              "final_eval_loss"], list(meta)[:5]
+    # Plots first (each full plot, opened by its [Show Markdown], then its inline thumbnail), then the
+    # numbers; the curves are a file, not inline JSON.
+    assert list(meta)[:6] == ["loss_curve_plot", "loss_curve_plot (preview)", "domain_bpb_plot",
+                              "domain_bpb_plot (preview)", "efficiency", "final_eval_loss"], list(meta)[:7]
     assert meta["efficiency"].value.startswith("MFU ")  # MFU, goodput, tokens/s, memory measured vs estimated
     assert len(meta["loss_curve_plot (preview)"].value) < 1000 and "loss_curve" not in meta
     assert res["checkpoint_step"] == 60 and [s for s, _ in res["loss_curve"]] == list(range(61))

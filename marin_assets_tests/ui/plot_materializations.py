@@ -1,7 +1,7 @@
 """What the UI test needs to show plots without training models.
 
 training_run: its metadata exactly as the asset reports it (train/report.py, with record_output's
-inline plot preview first), for a runless materialization (training for real is the train stage's
+plots first, each full plot then its preview), for a runless materialization (training for real is the train stage's
 e2e test). parametric_fit: a scaling suite
 recipe small enough to fit in seconds, and its runs' results written straight into storage, so the
 UI materializes the real fit asset.
@@ -33,7 +33,7 @@ def training_run_metadata() -> tuple[str, dict]:
     )
     png = loss_plot_png(result, "ui-test (tiny-0.2m on tiny)")
     metadata = result_metadata(result, png, "/storage/training/ui/final/loss_curve.png")
-    return "loss_curve_plot", {**plot_previews(metadata), **metadata}  # record_output's order: previews first
+    return "loss_curve_plot", {**plot_previews(metadata), **metadata}  # record_output's order: plots first
 
 
 def write_scaling_suite(recipe_path: Path, storage_root: Path) -> Path:

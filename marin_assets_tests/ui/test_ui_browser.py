@@ -201,8 +201,12 @@ def metadata_value(page, key: str) -> str:
 
 
 def assert_inline_plot(page, plot_key: str) -> None:
-    """The plot's preview is drawn in the metadata table itself: a decoded <img>, no "Show Markdown"."""
+    """The full plot's row comes first (its [Show Markdown] opens it legibly), then the preview drawn in
+    the metadata table itself: a decoded <img>, no "Show Markdown"."""
     row = metadata_row(page, f"{plot_key} (preview)")
+    keys = [text.strip() for text in page.locator("tr > td:first-child").all_inner_texts()]
+    assert keys.index(plot_key) < keys.index(f"{plot_key} (preview)"), keys[:8]
+    assert metadata_row(page, plot_key).get_by_text("[Show Markdown]").count() == 1
     assert row.get_by_text("[Show Markdown]").count() == 0
     image = row.locator("img").first
     image.wait_for()  # visible: in the page as it loads, nothing pressed or expanded
