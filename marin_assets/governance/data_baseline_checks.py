@@ -5,8 +5,9 @@ from pathlib import Path
 import dagster as dg
 
 from marin_assets.data.partitions import SOURCE_PARTITIONS
-from marin_assets.governance.data_baseline import MIXTURES, SOURCES, DataVerdict, judge
-from marin_assets.governance.data_statistics import cleaned_source_statistics, mixture_manifest_statistics
+from marin_assets.governance.data_baseline import (
+    MIXTURES, SOURCES, DataVerdict, cleaned_source_statistics, judge, mixture_manifest_statistics,
+)
 from marin_assets.governance.nightly import load_nightly_plan
 from marin_assets.resources.storage import StorageResource
 from marin_assets.tokenize.recipes import mixture_names

@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 
 from marin_assets.core.storage import StorageError
-from marin_assets.governance.data_baseline import MIXTURES, SOURCES, write_data_baseline
-from marin_assets.governance.data_statistics import cleaned_source_statistics, mixture_manifest_statistics
+from marin_assets.governance.data_baseline import (
+    MIXTURES, SOURCES, cleaned_source_statistics, mixture_manifest_statistics, write_data_baseline,
+)
 from marin_assets.governance.nightly import load_nightly_plan
 from marin_assets.governance.cli_common import add_storage_argument, resolve_storage
 from marin_assets.train.baseline import DEFAULT_TOLERANCE, refresh_baseline
