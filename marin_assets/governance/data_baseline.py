@@ -97,6 +97,7 @@ def mixture_manifest_statistics(storage: Storage, mixture: str) -> dict[str, flo
 
 
 def group_of(statistic: str) -> str:
+    """The tolerance group of a statistic: the part of its name before ":"."""
     group = statistic.split(":", 1)[0]
     if group not in GROUPS:
         raise DataBaselineError(f"statistic {statistic!r}: unknown group {group!r} (known: {sorted(GROUPS)})")
@@ -144,9 +145,17 @@ def load_data_baseline(kind: str, name: str, directory: Path | None = None) -> d
     path = baseline_path(kind, name, directory)
     if not path.exists():
         return None
-    baseline = json.loads(path.read_text())
-    if not isinstance(baseline.get("statistics"), dict):
+    try:
+        baseline = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DataBaselineError(f"{path}: not JSON ({exc})") from None
+    statistics = baseline.get("statistics") if isinstance(baseline, dict) else None
+    if not isinstance(statistics, dict):
         raise DataBaselineError(f"{path}: field 'statistics' (an object of statistic -> value) is missing")
+    for name, value in statistics.items():
+        group_of(name)  # an unknown statistic is named
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise DataBaselineError(f"{path}: statistics.{name}: {value!r} is not a number")
     for group in baseline.get("tolerances", {}):
         if group not in GROUPS:
             raise DataBaselineError(f"{path}: tolerances: unknown group {group!r} (known: {sorted(GROUPS)})")

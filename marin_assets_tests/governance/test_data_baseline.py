@@ -83,6 +83,12 @@ def test_a_bad_baseline_file_is_refused_naming_file_and_field(tmp_path):
     path.write_text(json.dumps({"statistics": {}, "tolerances": {"shares": 0.1}}))
     with pytest.raises(DataBaselineError, match=f"{path}: tolerances: unknown group 'shares'"):
         load_data_baseline(SOURCES, "x", tmp_path)
+    path.write_text(json.dumps({"statistics": {"share:kept": "high"}}))
+    with pytest.raises(DataBaselineError, match=f"{path}: statistics.share:kept: 'high' is not a number"):
+        load_data_baseline(SOURCES, "x", tmp_path)
+    path.write_text("{not json")
+    with pytest.raises(DataBaselineError, match=f"{path}: not JSON"):
+        load_data_baseline(SOURCES, "x", tmp_path)
 
 
 def test_the_check_fails_without_a_baseline_for_a_validated_source(tmp_path):
