@@ -139,3 +139,11 @@ def test_every_validated_source_and_the_mixture_have_a_committed_baseline():
         for name in names:
             assert load_data_baseline(kind, name) is not None, (
                 f"{baseline_path(kind, name)} missing: run `marin baseline refresh-data`")
+
+
+def test_the_nightly_data_and_mixture_jobs_run_the_checks():
+    from marin_assets.definitions import defs
+
+    for job, check in (("nightly_data_job", "data_matches_baseline"), ("nightly_mixture_job", "tokens_match_baseline")):
+        checks = defs.resolve_job_def(job).asset_layer.asset_graph.asset_check_keys
+        assert check in {key.name for key in checks}, f"{job} does not run {check}"
