@@ -30,7 +30,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "refresh-data", help="write recipes/data/baselines/{sources,mixtures}/NAME.json from the committed cleaned "
                              "sources and mixture (default: those of recipes/nightly.yaml; then commit them)"
     )
-    data.add_argument("--source", action="append", help="a cleaned source (repeatable; with neither option: the nightly plan's sources and mixture)")
+    data.add_argument("--source", action="append",
+                      help="a cleaned source (repeatable; with neither option: the nightly plan's sources and mixture)")
     data.add_argument("--mixture", action="append", help="a mixture (repeatable)")
     data.add_argument("--out-dir", type=Path, help="baselines folder (default: recipes/data/baselines)")
     add_storage_argument(data)
