@@ -2,7 +2,9 @@
 
 Two layers: each protocol method of each implementation accepts every argument its protocol
 declares (positionally and by name), and the protocol declares what the platform passes (the law
-fitter's `form.starts(..., grid)`); then every law form runs through the fitter's own calls.
+fitter's `form.starts(..., grid)`); then every law form runs through the fitter's own calls, every
+format through the cleaner's read and count, every quality filter (FilterSettings' fields) alone through
+`run_filters`, and every curation step (curation.STEPS) built, pickled and run as the cleaning job does.
 """
 
 from __future__ import annotations
@@ -95,3 +97,102 @@ def test_every_format_reads_what_its_counter_counts(fmt, content, tmp_path):
     records = list(read_file(str(path), spec, 1 << 20))
     assert all(isinstance(r, RawRecord | QuarantinedRecord | IgnoredRecord) for r in records)
     assert len(records) == count_records(str(path), spec), [getattr(r, "reason", None) for r in records]
+
+
+# Texts that trip each filter and the curation steps somewhere, and degenerate ones (empty, one word).
+PROBES = {
+    "empty": "",
+    "one_word": "word",
+    "repeated_lines": "\n".join(["the same line again and again here"] * 40),
+    "no_sentences": "\n".join(f"menu item {i}" for i in range(60)),
+    "javascript": "Please enable javascript to view this page. " * 3,
+    "prose": " ".join(f"The river {i} runs past the old mill, and the miller counts the sacks of grain."
+                      for i in range(40)),
+    "hashes_and_bullets": "\n".join(f"- # item {i} ..." for i in range(40)),
+    "pii_and_eval_text": "Write to jane.doe@example.org or call +1 415 555 0100. "
+                         "the quick brown fox jumps over the lazy dog near the quiet river bank today " * 2,
+}
+
+
+def _filter_names() -> list[str]:
+    from marin_assets.data.filters.pipeline import FilterSettings
+
+    return [name for name in FilterSettings.model_fields if name != "reflow"]  # reflow rewrites, never rejects
+
+
+@pytest.mark.parametrize("name", _filter_names())
+def test_every_filter_runs_alone_through_run_filters_and_names_its_rules(name):
+    """The call the cleaner makes per document (cleaning_rows: run_filters(text, recipe.filters)), with only
+    this filter on: a rejection is named "<filter>:<rule>", keeps the original text and carries the value
+    that tripped it; at least one probe is rejected, so the filter really runs."""
+    from marin_assets.data.filters.pipeline import FilterOutcome, FilterSettings, run_filters
+
+    settings = FilterSettings(**{other: None for other in FilterSettings.model_fields if other != name})
+    rejected = []
+    for label, text in PROBES.items():
+        outcome = run_filters(text, settings)
+        assert isinstance(outcome, FilterOutcome), f"{name} on {label}: {outcome!r}"
+        if outcome.kept:
+            continue
+        rejected.append(label)
+        assert outcome.reason.startswith(f"{name}:"), f"{name} on {label} rejected as {outcome.reason}"
+        assert outcome.text == text, f"{name} on {label}: a rejected document keeps its original text"
+        assert outcome.value is not None, f"{name} on {label}: rule {outcome.reason} reports no value"
+    assert rejected, f"filter {name} rejected none of {sorted(PROBES)}"
+
+
+@pytest.fixture(scope="module")
+def curation_inputs():
+    from marin_assets.data import quality_classifier as qc
+    from marin_assets.data.curation import CurationInputs
+    from marin_assets.data.decontaminate import build_index
+    from marin_assets.data.step_outcome import Value
+    from marin_assets_tests.data.test_quality_classifier import RECIPE, _docs
+
+    recipe_n = _cleaning_recipe().decontamination.ngram
+    eval_text = "the quick brown fox jumps over the lazy dog near the quiet river bank today"
+    model = qc.train(qc.split_examples(_docs(), RECIPE), RECIPE)
+    return CurationInputs(eval_index=Value({"probe_set": build_index([eval_text], recipe_n)}),
+                          quality_model=Value(model))
+
+
+def _cleaning_recipe():
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+
+    return load_cleaning_recipe()
+
+
+def _curation_step_names() -> list[str]:
+    from marin_assets.data.curation import STEPS
+
+    return list(STEPS)
+
+
+@pytest.mark.parametrize("name", _curation_step_names())
+def test_every_curation_step_is_built_shipped_and_run_through_the_platform_calls(name, curation_inputs):
+    """What the cleaning job does with each registered step: build_curation(recipe, source, inputs) (the
+    factory, recipe switches on), pickled to the workers, Curation.run(text) per document."""
+    import pickle
+
+    from marin_assets.data.curation import STEPS, Curation, build_curation
+    from marin_assets.data.step_outcome import StepOutcome
+
+    recipe = _cleaning_recipe()
+    recipe = recipe.model_copy(update={
+        "decontamination": recipe.decontamination.model_copy(update={"enabled": True}),
+        "pii": recipe.pii.model_copy(update={"enabled": True, "sources": {}}),
+        "quality": recipe.quality.model_copy(update={"score": True, "filter": True}),
+    })  # fmt: skip
+    step = STEPS[name](recipe, "probe_source", curation_inputs)
+    assert step is not None and step.name == name, f"curation step {name} is registered under another name"
+    curation = pickle.loads(pickle.dumps(Curation([step])))  # Spark ships the steps to its workers
+    touched = []
+    for label, text in PROBES.items():
+        outcome = curation.run(text)
+        assert isinstance(outcome, StepOutcome) and isinstance(outcome.text, str), f"{name} on {label}"
+        assert outcome.reject is None or isinstance(outcome.reject, str)
+        assert all(isinstance(n, int) and n >= 0 for n in outcome.counts.values()), f"{name} on {label}"
+        if outcome.counts or outcome.reject or outcome.text != text:
+            touched.append(label)
+    assert touched, f"curation step {name} counted, changed or rejected none of {sorted(PROBES)}"
+    assert name in [s.name for s in build_curation(recipe, "probe_source", curation_inputs).steps]

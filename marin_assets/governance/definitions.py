@@ -3,6 +3,7 @@
 import dagster as dg
 
 from marin_assets.governance.assets import audit_report, failure_catalog
+from marin_assets.governance.data_baseline_checks import DATA_BASELINE_CHECKS
 from marin_assets.governance.gc_schedule import storage_gc_job, storage_gc_schedule
 from marin_assets.governance.schedules import (
     nightly_validation_chain,
@@ -15,6 +16,7 @@ from marin_assets.governance.sensors import failure_catalog_sensor
 
 defs = dg.Definitions(
     assets=[audit_report, failure_catalog],
+    asset_checks=DATA_BASELINE_CHECKS,
     sensors=[failure_catalog_sensor, nightly_validation_chain, dead_run_worker_sensor, run_names_sensor],
     schedules=[nightly_validation_schedule, storage_gc_schedule],
     jobs=[*nightly_validation_jobs, storage_gc_job],

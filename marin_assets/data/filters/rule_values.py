@@ -57,6 +57,9 @@ def _c4_sentences(text: str, cfg) -> int:
 
 
 MEASURES: dict[str, Callable[[TextView, object], float]] = {
+    # an empty text trips these: shown as the characters / non-blank lines there were (0)
+    "gopher_repetition:empty": lambda v, s: len(v.text),
+    "fineweb:empty": lambda v, s: sum(1 for line in v.text.split("\n") if line.strip()),
     "gopher_repetition:dup_para_frac": _dup(_PARAGRAPHS, False),
     "gopher_repetition:dup_para_char_frac": _dup(_PARAGRAPHS, True),
     "gopher_repetition:dup_line_frac": _dup(_LINES, False),
