@@ -63,6 +63,12 @@ def recipes_dir() -> Path:
     return Path(os.environ.get("MARIN_RECIPES_DIR", PACKAGE_RECIPES))
 
 
+def recipe_path(path: str | Path) -> Path:
+    """A registry's or table's path: absolute as given, else under recipes_dir() (its relative paths resolve there)."""
+    path = Path(path)
+    return path if path.is_absolute() else recipes_dir() / path
+
+
 def load_recipe(path: str | Path, model: type[T]) -> T:
     path = Path(path)
     if not path.is_absolute() and not path.exists():

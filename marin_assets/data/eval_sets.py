@@ -52,10 +52,9 @@ class EvalSetsRegistry(NamedRegistry):
 
 @cache
 def load_eval_sets(path: str | Path = EVAL_SETS_RECIPE) -> EvalSetsRegistry:
-    from marin_assets.core.recipes import recipes_dir
+    from marin_assets.core.recipes import recipe_path
 
-    path = Path(path)
-    full = path if path.is_absolute() else recipes_dir() / path
+    full = recipe_path(path)
     registry = load_recipe(full, EvalSetsRegistry)
     return registry.model_copy(
         update={"eval_sets": [s.model_copy(update={"uri": resolve_uri(s.uri, full)}) for s in registry.eval_sets]}

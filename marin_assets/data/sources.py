@@ -79,10 +79,9 @@ def resolve_uri(uri: str, registry_path: Path) -> str:
 
 @cache
 def load_sources(path: str | Path = SOURCES_RECIPE) -> SourcesRegistry:
-    from marin_assets.core.recipes import recipes_dir
+    from marin_assets.core.recipes import recipe_path
 
-    path = Path(path)
-    full = path if path.is_absolute() else recipes_dir() / path
+    full = recipe_path(path)
     registry = load_recipe(full, SourcesRegistry)
     roots = allowed_roots(registry.allowed_roots, full.parent)
     for spec in registry.sources:  # before anything reads a file: an entry must not escape the data roots

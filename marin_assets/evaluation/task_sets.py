@@ -69,10 +69,9 @@ class TaskSetsRegistry(NamedRegistry):
 
 @cache
 def load_task_sets(path: str | Path = TASK_SETS_RECIPE) -> TaskSetsRegistry:
-    from marin_assets.core.recipes import recipes_dir
+    from marin_assets.core.recipes import recipe_path
 
-    path = Path(path)
-    full = path if path.is_absolute() else recipes_dir() / path
+    full = recipe_path(path)
     registry = load_recipe(full, TaskSetsRegistry)
     resolved = [s.model_copy(update={"data_dir": resolve_uri(s.data_dir, full), "task_yaml": resolve_uri(s.task_yaml, full)})
                 for s in registry.task_sets]

@@ -20,7 +20,7 @@ import pandas as pd
 from pydantic import Field, model_validator
 
 from marin_assets.core.hashing import sha256_bytes
-from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
+from marin_assets.core.recipes import Recipe, load_recipe, recipe_path, recipes_dir
 from marin_assets.scaling.fit_settings import FLOPS_PER_PARAM_TOKEN, FitSettings
 
 EXTERNAL_DIR = "scaling/external"
@@ -86,8 +86,7 @@ class ExternalTableError(ValueError):
 
 
 def table_path(recipe: ExternalSuiteRecipe) -> Path:
-    path = Path(recipe.table)
-    return path if path.is_absolute() else recipes_dir() / path
+    return recipe_path(recipe.table)
 
 
 def read_table(recipe: ExternalSuiteRecipe) -> tuple[pd.DataFrame, str]:
