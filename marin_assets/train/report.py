@@ -99,7 +99,7 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
 def loss_preview(result: TrainingResult) -> dict:
     """The loss curve drawn legibly at the size the UI shows inline (core/line_preview.py), if it fits."""
     markdown = line_preview_markdown([result.loss_curve or []], [result.eval_curve or []], "loss", "steps",
-                                     caption="line: train loss, squares: eval loss (validation split)",
+                                     caption="line: train loss, squares: eval loss",
                                      alt="loss curve preview")
     return {preview_key("loss_curve_plot"): dg.MetadataValue.md(markdown)} if markdown else {}
 
