@@ -18,6 +18,7 @@ from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT
 PREVIEW_FONT_PX = 12  # Pillow's bundled font: digits ~9 px tall, legible on screen at 100%
 PREVIEW_SIZES = ((300, 110), (280, 100), (260, 96), (240, 90))  # the widest that fits wins
 MAX_POINTS = 40  # per line: a noisy curve of thousands of steps drawn as its 40-bucket means
+MARK_RADIUS = 2  # marks are 5x5 filled squares
 Point = tuple[float, float]
 
 
@@ -66,7 +67,7 @@ def line_preview_png(lines: Sequence[Sequence[Point]], marks: Sequence[Sequence[
     for series in marks:
         for p in series:
             x, y = at(*p)
-            draw.rectangle([x - 2, y - 2, x + 2, y + 2], fill=0)
+            draw.rectangle([x - MARK_RADIUS, y - MARK_RADIUS, x + MARK_RADIUS, y + MARK_RADIUS], fill=0)
     draw.text((2, top - PREVIEW_FONT_PX // 2), _label(hi_y), font=font, fill=0)
     draw.text((2, bottom - PREVIEW_FONT_PX // 2), _label(lo_y), font=font, fill=0)
     draw.text((left - 2, bottom + 3), _label(lo_x), font=font, fill=0)
