@@ -116,5 +116,5 @@ def fit_vs_observed_preview(points: pd.DataFrame, law: Law) -> str | None:
         return None
     lo, hi = min(min(pair) for pair in pairs), max(max(pair) for pair in pairs)
     return line_preview_markdown([[(lo, lo), (hi, hi)]], [pairs], "fit", "observed",
-                                 caption="squares: suite runs; line: fit = observed",
+                                 caption="squares: runs; line: fit = observed",
                                  alt="fit preview")

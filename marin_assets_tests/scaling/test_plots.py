@@ -49,7 +49,7 @@ def test_fit_vs_observed_preview_is_legible_inline():
     points = isoflop_points(budgets=(1e18, 1e19, 1e20), per_budget=5)
     law = fit_parametric(points["N"], points["D"], points["loss"], top_k=5).law
     markdown = plots.fit_vs_observed_preview(points, law)
-    assert markdown is not None and len(markdown) < INLINE_MARKDOWN_LIMIT and "suite runs" in markdown
+    assert markdown is not None and len(markdown) < INLINE_MARKDOWN_LIMIT and "squares: runs" in markdown
     image = thumbnail_image(markdown.split("\n")[0])
     assert image.width >= 280 and image.height >= 100
     assert min(y_label_heights(image)) >= 8

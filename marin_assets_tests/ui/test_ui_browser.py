@@ -261,7 +261,7 @@ def test_parametric_fit_summary_and_plot_without_a_click(server, page, defs):
 
     page.goto(f"{server.url}/assets/{SCALING_PLOT_ASSET}")
     assert_inline_plot(page, SCALING_PLOT_KEY, min_size=(240, 90))  # drawn from the runs (the smallest size tried)
-    assert "suite runs" in metadata_row(page, f"{SCALING_PLOT_KEY} (preview)").inner_text()  # its caption
+    assert "squares: runs" in metadata_row(page, f"{SCALING_PLOT_KEY} (preview)").inner_text()  # its caption
     stored = latest_metadata(server, SCALING_PLOT_ASSET)
     assert metadata_value(page, "n_runs") == str(stored["n_runs"]) and stored["n_runs"] > 0
     assert metadata_value(page, "law") == stored["law"]
