@@ -1,10 +1,13 @@
-"""Every run carries the stage tags, however it was launched (UI, backfill, automation, sensor, CLI).
+"""Names the runs that reach no run coordinator: Dagster's own CLI, executing in process.
 
-The UI's Materialize button launches Dagster's own `__ASSET_JOB`, and declarative automation an
-anonymous asset job: neither lets a definition set per-asset run tags. This sensor adds
-`marin/asset`, `marin/partition` and `marin/stage_job` to each run as it starts, where they are
-missing (materialize-all and the source sensor set them at launch), so the runs list, its filters
-and the failure catalog name every run the same way.
+Runs launched from the UI, sensors, schedules, backfills and automation are submitted through the
+instance's run coordinator, which on the local instance (resources/run_coordinator.py) tags them
+before they are queued. Two kinds of run are left: those `dg launch` / `dagster asset materialize`
+execute in their own process (no coordinator), and every run of an instance whose dagster.yaml
+keeps Dagster's plain QueuedRunCoordinator (the production webserver and daemon run Dagster's own
+images, without this package). This sensor adds `marin/asset`, `marin/partition` and
+`marin/stage_job` to those as they start, where missing, so the runs list, its filters and the
+failure catalog name every run the same way.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ def missing_run_tags(run: dg.DagsterRun, assets) -> dict[str, str]:
     minimum_interval_seconds=5,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Tags each started run with marin/asset, marin/partition and marin/stage_job where missing "
-    "(runs launched from the UI's Materialize button, backfills and automation).",
+    "(runs of Dagster's own CLI, or of an instance without marin's run coordinator).",
 )
 def run_names_sensor(context: dg.RunStatusSensorContext):
     repo = context.repository_def

@@ -14,6 +14,7 @@ from typing import Any
 import dagster as dg
 
 from marin_assets.core.output_check import INVENTORY_FIELD, inventory
+from marin_assets.core.line_preview import preview_key
 from marin_assets.core.plotting import inline_thumbnail_markdown
 from marin_assets.core.provenance import build_manifest, manifest_metadata
 from marin_assets.core.storage import MANIFEST_NAME, StagedOutput
@@ -78,22 +79,25 @@ PNG_MARKDOWN = re.compile(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)
 
 
 def plot_previews(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Each plot in the metadata, full size first, then an inline thumbnail ("<name> (preview)").
+    """Each plot in the metadata, full size first, then its inline preview ("<name> (preview)").
 
-    The UI draws a Markdown value inline only under 1,000 characters (INLINE_MARKDOWN_LIMIT), so a
-    legible plot (thousands of characters even as a 2-grey 400 px PNG) sits behind its row's
-    [Show Markdown], which opens it at full size: that row comes first, so the readable plot is one
-    click from the top. The thumbnail under it only shows the plot's shape (it is too small to read).
+    The UI draws a Markdown value inline only under 1,000 characters (INLINE_MARKDOWN_LIMIT), so the
+    full plot sits behind its row's [Show Markdown], which opens it at full size: that row comes
+    first. A plot whose asset drew a legible preview from its data (core/line_preview.py, e.g. the
+    loss curve) keeps it; any other gets a black-and-white thumbnail of its PNG that shows the
+    plot's shape only (its text cannot be read at that size).
     """
     entries = {}
     for name, value in metadata.items():
         text = value.value if isinstance(value, dg.MarkdownMetadataValue) else None
         match = PNG_MARKDOWN.search(text or "")
-        if match:
-            thumbnail = inline_thumbnail_markdown(base64.b64decode(match.group(1)), alt=name)
-            if thumbnail:
-                entries[name] = value
-                entries[f"{name} (preview)"] = dg.MetadataValue.md(thumbnail)
+        if not match or name.endswith(preview_key("")):
+            continue
+        drawn = metadata.get(preview_key(name))
+        thumbnail = None if drawn else inline_thumbnail_markdown(base64.b64decode(match.group(1)), alt=name)
+        if drawn or thumbnail:
+            entries[name] = value
+            entries[preview_key(name)] = drawn or dg.MetadataValue.md(thumbnail)
     return entries
 
 

@@ -14,6 +14,7 @@ import dagster as dg
 import pandas as pd
 
 from marin_assets.core.code_versions import code_version
+from marin_assets.core.line_preview import preview_key
 from marin_assets.resources.metadata_tables import metadata_table, round_sig
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
@@ -103,6 +104,8 @@ def build_fit_assets(
                     "law_comparison": dg.MetadataValue.md(_md(report["law_comparison"])),
                     "excluded_runs": dg.MetadataValue.text(obs.exclusion_summary()),
                     **png_metadata(png, path, "fit_vs_observed"),
+                    **({preview_key("fit_vs_observed"): dg.MetadataValue.md(preview)}
+                       if (preview := plots.fit_vs_observed_preview(obs.table, fit_result.law)) else {}),
                 },
             )
 

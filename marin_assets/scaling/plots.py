@@ -9,6 +9,7 @@ import io
 import numpy as np
 import pandas as pd
 
+from marin_assets.core.line_preview import line_preview_markdown
 from marin_assets.core.plotting import pyplot
 from marin_assets.scaling.isoflop import IsoflopFit
 from marin_assets.scaling.laws import Law
@@ -106,3 +107,14 @@ def fit_vs_observed(points: pd.DataFrame, law: Law, heldout: dict | None = None)
     ax.set_title(f"{law.form}: " + " ".join(params[:3]) + "\n" + " ".join(params[3:]), fontsize=9)
     ax.legend(fontsize=7)
     return _png(fig)
+
+
+def fit_vs_observed_preview(points: pd.DataFrame, law: Law) -> str | None:
+    """fit_vs_observed drawn legibly at the UI's inline size (core/line_preview.py); None if it does not fit."""
+    pairs = [(float(o), float(p)) for o, p in zip(points["loss"], law.loss(points["N"], points["D"]))]
+    if not pairs:
+        return None
+    lo, hi = min(min(pair) for pair in pairs), max(max(pair) for pair in pairs)
+    return line_preview_markdown([[(lo, lo), (hi, hi)]], [pairs], "fit", "observed",
+                                 caption="squares: runs; line: fit = observed",
+                                 alt="fit preview")

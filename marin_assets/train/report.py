@@ -12,6 +12,7 @@ import io
 import dagster as dg
 import fsspec
 
+from marin_assets.core.line_preview import line_preview_markdown, preview_key
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
 from marin_assets.resources.metadata_tables import metadata_table, round_sig
@@ -75,6 +76,7 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         "checkpoint_step": dg.MetadataValue.int(result.checkpoint_step),
         "wall_s": dg.MetadataValue.float(round(result.wall_s, 2)),
         "loss_curve_plot": dg.MetadataValue.md(f"![loss curve](data:image/png;base64,{image})"),
+        **loss_preview(result),
         "loss_curve_png": dg.MetadataValue.path(plot_path),
         "curves": dg.MetadataValue.path(f"{final_dir}/{RESULT_FILE}"),  # train and eval curves, every step
         "eval_tokens": dg.MetadataValue.int(int(result.eval_tokens)),
@@ -92,6 +94,14 @@ def result_metadata(result: TrainingResult, plot_png: bytes, plot_path: str) -> 
         **moe_metadata(result),
         **wandb_metadata(result.wandb),
     }
+
+
+def loss_preview(result: TrainingResult) -> dict:
+    """The loss curve drawn legibly at the size the UI shows inline (core/line_preview.py), if it fits."""
+    markdown = line_preview_markdown([result.loss_curve or []], [result.eval_curve or []], "loss", "steps",
+                                     caption="line: train loss, squares: eval loss",
+                                     alt="loss curve preview")
+    return {preview_key("loss_curve_plot"): dg.MetadataValue.md(markdown)} if markdown else {}
 
 
 def moe_metadata(result: TrainingResult) -> dict:

@@ -1,4 +1,5 @@
-"""Plots in metadata come first: the full plot (one click), then an inline preview under the 1,000-char limit."""
+"""Plots in metadata come first: the full plot (one click), then an inline preview under the 1,000-char limit
+(legible where drawn from the data, core/line_preview.py; a shape-only thumbnail otherwise)."""
 
 import base64
 import io
@@ -6,6 +7,7 @@ import io
 import dagster as dg
 from PIL import Image
 
+from marin_assets.core.line_preview import line_preview_markdown, preview_key
 from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT, inline_thumbnail_markdown, pyplot
 from marin_assets.resources.recording import plot_previews
 
@@ -71,3 +73,50 @@ def test_a_legible_preview_cannot_fit_the_inline_limit_so_the_full_plot_comes_fi
     out = io.BytesIO()
     legible.save(out, format="PNG", optimize=True, bits=1)
     assert legible.mode == "P" and len(base64.b64encode(out.getvalue())) > INLINE_MARKDOWN_LIMIT
+
+
+def y_label_heights(image: Image.Image) -> list[int]:
+    """Heights (px) of the text left of the y axis: the axis is the leftmost column that is dark for
+    over half the image's height; each run of rows with a dark pixel left of it is one label."""
+    grey = image.convert("L")
+    dark = lambda x, y: grey.getpixel((x, y)) < 128  # noqa: E731
+    axis = next(x for x in range(grey.width) if sum(dark(x, y) for y in range(grey.height)) > grey.height / 2)
+    rows = [any(dark(x, y) for x in range(max(0, axis - 2))) for y in range(grey.height)]
+    heights, run = [], 0
+    for inked in rows + [False]:
+        if inked:
+            run += 1
+        elif run:
+            heights.append(run)
+            run = 0
+    return heights
+
+
+def test_the_loss_curve_preview_is_legible_at_the_size_shown():
+    """training_run's preview: drawn from the curves, >= 280 px wide, its axis values >= 8 px tall, inline."""
+    from marin_assets_tests.ui.plot_materializations import training_run_metadata
+
+    plot_key, metadata = training_run_metadata()
+    preview = metadata[preview_key(plot_key)].value
+    assert len(preview) < INLINE_MARKDOWN_LIMIT  # drawn in the table, no click
+    image = thumbnail_image(preview.split("\n")[0])
+    assert image.width >= 280 and image.height >= 100
+    heights = y_label_heights(image)
+    assert len(heights) == 2 and min(heights) >= 8, heights  # the top and bottom loss values
+    assert "eval loss" in preview  # which line is which: Markdown text under the image
+
+
+def test_a_long_noisy_curve_still_fits_legibly():
+    import math
+
+    curve = [(s, 6 * math.exp(-s / 300) + 2 + 0.05 * math.sin(s)) for s in range(0, 20001, 10)]
+    markdown = line_preview_markdown([curve], [[(10000, 2.3), (20000, 2.2)]], "loss", "steps", caption="x")
+    assert markdown is not None and len(markdown) < INLINE_MARKDOWN_LIMIT
+    image = thumbnail_image(markdown.split("\n")[0])
+    assert image.width >= 280 and min(y_label_heights(image)) >= 8
+
+
+def test_thumbnail_text_is_not_legible_which_is_why_curves_get_a_drawn_preview():
+    """The measure itself: a thumbnail of the matplotlib plot (what a plot without data gets) has 2-4 px text."""
+    image = thumbnail_image(inline_thumbnail_markdown(loss_plot(), alt="loss"))
+    assert image.width < 280 and max(y_label_heights(image)) < 8

@@ -39,3 +39,17 @@ def test_isoflop_x_tick_labels_do_not_overlap():
     assert len(boxes) >= 2  # numbers on the axis
     assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), [(b.x0, b.x1) for b in boxes]
     pyplot().close(fig)
+
+
+def test_fit_vs_observed_preview_is_legible_inline():
+    """parametric_fit's inline preview: every run as a square, drawn >= 280 px wide with >= 8-px axis values."""
+    from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT
+    from marin_assets_tests.core.test_inline_plots import thumbnail_image, y_label_heights
+
+    points = isoflop_points(budgets=(1e18, 1e19, 1e20), per_budget=5)
+    law = fit_parametric(points["N"], points["D"], points["loss"], top_k=5).law
+    markdown = plots.fit_vs_observed_preview(points, law)
+    assert markdown is not None and len(markdown) < INLINE_MARKDOWN_LIMIT and "squares: runs" in markdown
+    image = thumbnail_image(markdown.split("\n")[0])
+    assert image.width >= 280 and image.height >= 100
+    assert min(y_label_heights(image)) >= 8

@@ -14,6 +14,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from marin_assets.resources.stage_jobs import job_name_for
 from marin_assets_tests.dagster_dev import REPO_ROOT, dagster_dev
 from marin_assets_tests.ui.plot_materializations import (
     SCALING_PLOT_ASSET,
@@ -37,6 +38,7 @@ NIGHTLY_SCHEDULE = "nightly_validation_schedule"
 LOAD_TIMEOUT_MS = 180_000  # the first page waits for the code location to load on a busy 2-core machine
 RUN_TIMEOUT_S = 240
 CLEANING_TIMEOUT_S = 900  # Spark's start and the cleaning job on a loaded 2-core machine
+LEGIBLE_PREVIEW = (280, 100)  # core/line_preview.py: the loss curve's inline preview, text >= 8 px
 
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} not installed (Debian: apt-get install chromium; .ci/run installs it)",
@@ -137,35 +139,30 @@ def test_materialize_one_partition_from_the_ui(server, page):
     page.keyboard.press("Escape")  # closes the partition list, not the dialog
     dialog.get_by_role("button", name="Launch 1 run").click()
 
-    assert follow_launched_run(server, page) == dg.DagsterRunStatus.SUCCESS
+    # Dagster launches it as __ASSET_JOB; the instance's run coordinator named it before queuing it,
+    # so the tags are there at once, before the run starts (run_names_sensor could only add them later)
+    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG
+
+    page.get_by_text("View", exact=True).click()
+    page.wait_for_url("**/runs/*")
+    run_id = page.url.rstrip("/").split("/runs/")[1].split("?")[0]
+    wanted = {ASSET_TAG: CHEAP_ASSET, PARTITION_TAG: CHEAP_PARTITION, STAGE_JOB_TAG: "data_cleaned_documents_job"}
+    with dg.DagsterInstance.from_config(str(server.home)) as instance:
+        first_look = instance.get_run_by_id(run_id).tags
+    assert {k: first_look.get(k) for k in wanted} == wanted
+
+    assert wait_for_run(server, run_id) == dg.DagsterRunStatus.SUCCESS
+    page.reload()
+    page.get_by_text("RUN_SUCCESS").first.wait_for()
     screenshot(page, "materialize_run")
     inventory = Path(server.home).parent / "storage" / "raw" / CHEAP_PARTITION / "inventory.json"
     assert inventory.exists()  # the run really wrote the asset's output
-
-    # Dagster launched it as __ASSET_JOB; run_names_sensor names it as materialize-all names its runs
-    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG
-
-    run_id = page.url.rstrip("/").split("/runs/")[1].split("?")[0]
-    wanted = {ASSET_TAG: CHEAP_ASSET, PARTITION_TAG: CHEAP_PARTITION, STAGE_JOB_TAG: "data_cleaned_documents_job"}
-    assert wait_for_tags(server, run_id, wanted) == wanted
     page.goto(f"{server.url}/runs")  # the runs list shows a run's tags on its row
     row = page.locator("div[data-index]", has=page.locator(f'a[href="/runs/{run_id}"]')).first
     row.wait_for(timeout=LOAD_TIMEOUT_MS)
     row.get_by_text(f"{ASSET_TAG}: {CHEAP_ASSET}").wait_for()
     row.get_by_text(f"{PARTITION_TAG}: {CHEAP_PARTITION}").wait_for()
     screenshot(page, "materialize_run_tagged")
-
-
-def wait_for_tags(server, run_id: str, wanted: dict[str, str], timeout_s: float = 120) -> dict[str, str]:
-    """The run's tags among `wanted` once all are there (the sensor ticks every few seconds)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with dg.DagsterInstance.from_config(str(server.home)) as instance:
-            tags = instance.get_run_by_id(run_id).tags
-        seen = {k: tags[k] for k in wanted if k in tags}
-        if len(seen) == len(wanted) or time.monotonic() > deadline:
-            return seen
-        time.sleep(2)
 
 
 def pick_partition(page, dialog, partition: str) -> None:
@@ -200,9 +197,9 @@ def metadata_value(page, key: str) -> str:
     return metadata_row(page, key).locator("td").nth(2).inner_text().strip()
 
 
-def assert_inline_plot(page, plot_key: str) -> None:
+def assert_inline_plot(page, plot_key: str, min_size: tuple[int, int] = (120, 60)) -> None:
     """The full plot's row comes first (its [Show Markdown] opens it legibly), then the preview drawn in
-    the metadata table itself: a decoded <img>, no "Show Markdown"."""
+    the metadata table itself: a decoded <img> of at least `min_size`, no "Show Markdown"."""
     row = metadata_row(page, f"{plot_key} (preview)")
     keys = [text.strip() for text in page.locator("tr > td:first-child").all_inner_texts()]
     assert keys.index(plot_key) < keys.index(f"{plot_key} (preview)"), keys[:8]
@@ -213,7 +210,7 @@ def assert_inline_plot(page, plot_key: str) -> None:
     assert image.get_attribute("src").startswith("data:image/png;base64,")
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
     width, height = image.evaluate("img => [img.naturalWidth, img.naturalHeight]")
-    assert width >= 120 and height >= 60  # a decoded thumbnail, not a broken-image icon
+    assert width >= min_size[0] and height >= min_size[1]  # decoded at its size, not a broken-image icon
     row.scroll_into_view_if_needed()
 
 
@@ -244,7 +241,9 @@ def test_training_run_summary_and_loss_curve_without_a_click(server, page, defs)
         instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=partition, metadata=metadata))
 
     page.goto(f"{server.url}/assets/{TRAINING_PLOT_ASSET}")
-    assert_inline_plot(page, plot_key)
+    assert_inline_plot(page, plot_key, min_size=LEGIBLE_PREVIEW)  # drawn from the curves: 12-px axis values
+    caption = metadata_row(page, f"{plot_key} (preview)").inner_text()
+    assert "eval loss" in caption  # which line is which, as text under the image
     assert metadata_value(page, "final_eval_loss") == "2.31"
     assert metadata_value(page, "num_params") == "200000"
     screenshot(page, "training_run_summary")
@@ -261,7 +260,8 @@ def test_parametric_fit_summary_and_plot_without_a_click(server, page, defs):
     assert follow_launched_run(server, page) == dg.DagsterRunStatus.SUCCESS
 
     page.goto(f"{server.url}/assets/{SCALING_PLOT_ASSET}")
-    assert_inline_plot(page, SCALING_PLOT_KEY)
+    assert_inline_plot(page, SCALING_PLOT_KEY, min_size=(240, 90))  # drawn from the runs (the smallest size tried)
+    assert "squares: runs" in metadata_row(page, f"{SCALING_PLOT_KEY} (preview)").inner_text()  # its caption
     stored = latest_metadata(server, SCALING_PLOT_ASSET)
     assert metadata_value(page, "n_runs") == str(stored["n_runs"]) and stored["n_runs"] > 0
     assert metadata_value(page, "law") == stored["law"]
@@ -295,7 +295,7 @@ def test_cleaned_documents_summary_without_a_click(server, page, cleaning_run):
 
 
 def test_runs_list_names_the_asset_and_stage_job(server, page, defs, cleaning_run):
-    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, job_name_for
+    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG
 
     job = job_name_for(defs.assets or [], dg.AssetKey(CLEANED_ASSET))
     page.goto(f"{server.url}/runs")
@@ -305,6 +305,30 @@ def test_runs_list_names_the_asset_and_stage_job(server, page, defs, cleaning_ru
     row.get_by_text(f"{ASSET_TAG}: {CLEANED_ASSET}").wait_for()  # and what it built
     row.get_by_text(f"{PARTITION_TAG}: {CLEANED_PARTITION}").wait_for()
     screenshot(page, "runs_list")
+
+
+def graphql(server, query: str, variables: dict) -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(f"{server.url}/graphql", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"query": query, "variables": variables}).encode())
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.load(response)["data"]
+
+
+def test_overview_timeline_shows_submitted_runs(server, page, defs, cleaning_run):
+    """The timeline draws only runs with a code location origin (useRunsForTimeline: `if
+    (!run.repositoryOrigin) return;`). Runs submitted through the instance (UI, sensors, the GraphQL
+    launch materialize-all's tags are given here) have one; the instance's earlier in-process CLI runs
+    of the same stage job (ingest_sources) have none, so the job's row is there because of this run."""
+    job = job_name_for(defs.assets or [], dg.AssetKey(CLEANED_ASSET))
+    query = "query($id: ID!) { runOrError(runId: $id) { ... on Run { pipelineName repositoryOrigin { repositoryLocationName } } } }"
+    run = graphql(server, query, {"id": cleaning_run})["runOrError"]
+    assert run["pipelineName"] == job and run["repositoryOrigin"], run
+    page.goto(f"{server.url}/overview/activity/timeline")
+    page.locator(f'a[href$="/jobs/{job}"]').first.wait_for(timeout=LOAD_TIMEOUT_MS)  # the job's row, by its link
+    page.wait_for_timeout(1000)  # the run bars draw after the rows
+    screenshot(page, "overview_timeline")
 
 
 def automation_toggle(page, name: str):
@@ -360,16 +384,11 @@ def test_data_report_headline_plot_and_shared_bins_without_a_click(server, page,
 
 def sensor_ticks(server, name: str) -> list[dict]:
     """The daemon's ticks of sensor `name`, newest first, as the UI's tick history reads them."""
-    import urllib.request
-
     query = """query($s: SensorSelector!) { sensorOrError(sensorSelector: $s) { __typename
         ... on Sensor { sensorState { ticks(limit: 20) { status skipReason runIds } } } } }"""
     selector = {"repositoryLocationName": "marin_assets.definitions:defs", "repositoryName": "__repository__",
                 "sensorName": name}
-    request = urllib.request.Request(f"{server.url}/graphql", headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"query": query, "variables": {"s": selector}}).encode())
-    with urllib.request.urlopen(request, timeout=60) as response:
-        answer = json.load(response)["data"]["sensorOrError"]
+    answer = graphql(server, query, {"s": selector})["sensorOrError"]
     assert answer["__typename"] == "Sensor", answer
     return answer["sensorState"]["ticks"]
 
