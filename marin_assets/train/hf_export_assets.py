@@ -2,8 +2,9 @@
 
 hf_export writes `training/<run>/hf/` (train/hf_export.py) from the run's final checkpoint, with a
 provenance manifest naming the checkpoint, its step and its hash. The check loads the committed
-folder with the numpy HF-Llama reference (independent of MaxText) and compares its logits on the
-recipe's fixed texts with MaxText's forward pass on the same checkpoint (train/checkpoint_model.py).
+folder with the numpy HF reference of its model_type (Llama or Mixtral, independent of MaxText) and
+compares its logits on the recipe's fixed texts with MaxText's forward pass on the same checkpoint
+(train/checkpoint_model.py).
 """
 
 import contextlib
@@ -19,7 +20,7 @@ from marin_assets.core.code_versions import code_version
 from marin_assets.core.storage import Storage
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import checkpoint_model, hf_export, hf_llama_numpy, hf_push
+from marin_assets.train import checkpoint_model, hf_export, hf_llama_numpy, hf_mixtral_numpy, hf_push, hf_reference
 from marin_assets.train.hf_export_recipe import load_hf_export_recipe
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 from marin_assets.train.run_result import RESULT_FILE
@@ -38,9 +39,16 @@ def local_copy(storage: Storage, uri: str) -> Iterator[str]:
         yield folder
 
 
+def _run_keys(st: Storage, run: str) -> dict:
+    return yaml.safe_load(st.fs.cat(f"{st.uri(layout.TRAINING, run)}/{checkpoint_model.CONFIG_FILE}"))
+
+
 def _load_model(st: Storage, run: str):
+    """The run's final checkpoint in MaxText, run as its exporter says HF runs it (an MoE: dropless)."""
     result = st.read_json(layout.TRAINING, run, layout.FINAL_DIR, RESULT_FILE)
-    model = checkpoint_model.CheckpointModel.load(st.uri(layout.TRAINING, run), step=result["checkpoint_step"])
+    overrides = hf_export.exporter_for(_run_keys(st, run)).forward_overrides
+    model = checkpoint_model.CheckpointModel.load(st.uri(layout.TRAINING, run), step=result["checkpoint_step"],
+                                                  overrides=overrides)
     return model, result
 
 
@@ -57,13 +65,13 @@ def _publish(st: Storage, run: str, model, recipe) -> list[str]:
 
 def _figures(folder: str, model, recipe) -> dict:
     rows = [[model.tokenizer.bos_id, *ids] for ids in model.tokenizer.encode(recipe.texts)]
-    return hf_llama_numpy.compare_logits(folder, model.logits, rows, recipe.max_abs_diff, recipe.min_top1_agreement)
+    return hf_reference.compare_logits(folder, model.logits, rows, recipe.max_abs_diff, recipe.min_top1_agreement)
 
 
 def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.AssetsDefinition, dg.AssetChecksDefinition]:
     partitions = training_run.partitions_def
     recipe = load_hf_export_recipe()
-    version = code_version(recipe, hf_export, checkpoint_model, hf_push, hf_llama_numpy)
+    version = code_version(recipe, hf_export, checkpoint_model, hf_push, hf_llama_numpy, hf_mixtral_numpy, hf_reference)
     # materialize-all on a workstation exports the runs it can train (the others have no checkpoint here)
     local_runs = (training_run.metadata_by_key.get(training_run.key) or {}).get(LOCAL_PARTITIONS_METADATA)
 
@@ -77,7 +85,7 @@ def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.Assets
         st.require_committed(layout.TRAINING, run, layout.FINAL_DIR)
         hf_push.check_push_settings(recipe.push)  # before any work: a push without credentials is refused
         model, result = _load_model(st, run)
-        keys = yaml.safe_load(st.fs.cat(f"{st.uri(layout.TRAINING, run)}/{checkpoint_model.CONFIG_FILE}"))
+        keys = _run_keys(st, run)
         with st.atomic_dir(layout.TRAINING, run, HF_DIR) as staged:
             with tempfile.TemporaryDirectory() as folder:
                 with local_copy(st, keys["tokenizer_path"]) as tokenizer_dir:
@@ -96,8 +104,9 @@ def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.Assets
                                     data_version=recorded.data_version)
 
     @dg.asset_check(asset=hf_export_asset, name="hf_logits_match", blocking=True, partitions_def=partitions,
-                    description="The exported folder, loaded by a numpy implementation of HF's Llama (not MaxText), "
-                                "gives MaxText's logits on fixed text within recipes/hf_export.yaml's tolerances.")
+                    description="The exported folder, loaded by a numpy implementation of HF's Llama or "
+                                "Mixtral (not MaxText), gives MaxText's logits on fixed text within "
+                                "recipes/hf_export.yaml's tolerances.")
     def hf_logits_match(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
         st, run = storage.storage, context.partition_key
         model, _ = _load_model(st, run)
