@@ -19,6 +19,9 @@ import numpy as np
 from marin_assets.train.hf_export import MixtralExport, exporter_for
 
 MODEL_TYPES = {"llama": "llama2", "mixtral": "mixtral"}  # HF model_type -> MaxText decoder_block
+# transformers' LlamaConfig / MixtralConfig defaults, for a config.json that leaves them out
+HF_DEFAULTS = {"llama": {"rms_norm_eps": 1e-6, "rope_theta": 10_000.0},
+               "mixtral": {"rms_norm_eps": 1e-5, "rope_theta": 1e6}}
 SCAN_AXIS = 1  # MaxText's param_scan_axis (base.yml; the platform never changes it)
 # HF config.json field -> the model recipe's field it must equal
 RECIPE_FIELDS = {
@@ -45,8 +48,8 @@ def keys_of_hf_config(config: dict, where: str = "config.json") -> dict[str, Any
                 "head_dim": config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"],
                 "base_mlp_dim": config["intermediate_size"], "vocab_size": config["vocab_size"],
                 "max_target_length": config.get("max_position_embeddings", 0),
-                "normalization_layer_epsilon": config.get("rms_norm_eps", 1e-6),
-                "rope_max_timescale": config.get("rope_theta", 10_000),
+                "normalization_layer_epsilon": config.get("rms_norm_eps", HF_DEFAULTS[model_type]["rms_norm_eps"]),
+                "rope_max_timescale": config.get("rope_theta", HF_DEFAULTS[model_type]["rope_theta"]),
                 "logits_via_embedding": bool(config.get("tie_word_embeddings", False))}
         if model_type == "mixtral":
             keys |= {"num_experts": config["num_local_experts"], "num_experts_per_tok": config["num_experts_per_tok"],
