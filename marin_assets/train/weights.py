@@ -3,10 +3,11 @@
 An entry names a run of this platform (`format: run`, `uri: <run name>`: its final checkpoint), a
 MaxText checkpoint step folder on local disk or gs:// (`format: maxtext`), or a Hugging Face folder
 (`format: hf`: config.json + safetensors, converted once per checksum into a MaxText checkpoint
-under weights/<name>/, train/hf_import.py), with its license and provenance. `weights_verdict` is the sources' compliance decision (data/compliance.py) applied to
-the checkpoint's files: the license allowlist, the required provenance fields and the checksum. A
-run of this platform is also refused when any source behind it is not cleared. `resolve_weights`
-gives MaxText's `load_parameters_path` and what the child run's provenance records.
+under weights/<name>/, train/hf_import.py), with its license and provenance. `weights_verdict` is
+the sources' compliance decision (data/compliance.py) applied to the checkpoint's files: the
+license allowlist, the required provenance fields and the checksum. A run of this platform is also
+refused when any source behind it is not cleared. `prepared_weights` gives MaxText's
+`load_parameters_path` (converting an HF folder first) and what the child run's provenance records.
 """
 
 from __future__ import annotations

@@ -176,7 +176,8 @@ def test_moe_export_matches_a_numpy_hf_mixtral_and_mapping_bugs_fail(env, moe_ru
     assert config["architectures"] == ["MixtralForCausalLM"] and "model.safetensors" in files
     assert (config["num_local_experts"], config["num_experts_per_tok"], config["intermediate_size"]) == (4, 2, 256)
     names = set(load_file(str(folder / "model.safetensors")))
-    assert {"model.layers.1.block_sparse_moe.gate.weight", "model.layers.1.block_sparse_moe.experts.3.w2.weight"} <= names
+    assert {"model.layers.1.block_sparse_moe.gate.weight",
+            "model.layers.1.block_sparse_moe.experts.3.w2.weight"} <= names
 
     # MaxText with the run's capacity factor drops tokens the HF model routes: not the same function
     with_capacity = CheckpointModel.load(str(run_dir))
