@@ -167,6 +167,7 @@ def test_moe_export_matches_a_numpy_hf_mixtral_and_mapping_bugs_fail(env, moe_ru
     assert keys["capacity_factor"] == 1.25  # the run drops tokens; HF Mixtral never does
     dropless = CheckpointModel.load(str(run_dir), overrides=MixtralExport.forward_overrides)
     folder = tmp_path / "hf"
+    folder.mkdir()
     files = write_hf_folder(str(folder), keys, dropless.params, keys["tokenizer_path"], dropless.tokenizer.bos_id,
                             dropless.tokenizer.eos_id)
     figures = compare_logits(str(folder), dropless.logits, ROWS, 1e-3, 1.0)
