@@ -6,7 +6,6 @@ folder (`training/<suite>-<key>/hf/`) by the same code as the training stage's h
 (train/hf_export_run.py), and checked against the numpy HF reference the same way.
 """
 
-from __future__ import annotations
 
 import dagster as dg
 
