@@ -6,7 +6,9 @@ class with `hf_config` and `tensors`). The dense llama2 block uses MaxText's own
 reshape / query-scale hooks) with one deliberate difference: MaxText's `adjust_rope` hook converts
 the interleaved RoPE layout of MaxText's llama3.1 rotary class, but a `model_name: default` llama2
 model uses MaxText's plain RotaryEmbedding, which already rotates halves like HF, so that hook is
-left out here (the logits check fails when it is applied; see the tests).
+left out here (the logits check fails when it is applied; see the tests). The mixtral MoE block
+uses MaxText's MIXTRAL_* tables (MixtralExport; one MaxText expert stack -> one HF tensor per
+expert). train/hf_import.py runs the same tables the other way.
 """
 
 from __future__ import annotations
