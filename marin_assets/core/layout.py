@@ -12,6 +12,7 @@ MIXTURES = "mixtures"         # mixtures/<mixture>/      train/ validation/ shar
 TRAINING = "training"         # training/<run>/          MaxText base_output_directory of one run
 PLAN_DIR = "plan"             # training/<run>/plan/     training_plan's output (preflight)
 FINAL_DIR = "final"           # training/<run>/final/    training_run's output (result, loss curve)
+WEIGHTS = "weights"           # weights/<entry>/<checksum>/  an imported HF folder as a MaxText checkpoint (0/items)
 SCALING = "scaling"           # scaling/<suite>/         runs/<budget>__<size>/, fits/, plots/
 GOVERNANCE = "governance"     # governance/              failure_catalog/, audit/
 EVALUATION = "evaluation"     # evaluation/<runs>/<run>/<task set>/  downstream_eval: result.json, accuracy.png

@@ -4,6 +4,7 @@ scaling_run (one partition per budget x size, trained by the training stage's la
   -> isoflop_fit, parametric_fit (re-materialize automatically when a run lands)
   -> scaling_predictions (target budgets)
 parametric_fit -> heldout_prediction (explicit; preregistered) -> heldout_run (explicit; trains)
+scaling_run -> scaling_hf_export (the runs recipes/hf_export.yaml names; explicit)
 Training is never launched automatically: only the cheap fits carry an automation condition.
 """
 
@@ -18,6 +19,7 @@ from marin_assets.scaling.comparison_assets import build_comparison_asset
 from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.fit_metric import downstream_selector
 from marin_assets.scaling.heldout import build_heldout_assets
+from marin_assets.scaling.hf_export_assets import build_scaling_hf_export
 from marin_assets.scaling.profile_assets import build_profile_assets, require_planned_within_budget
 from marin_assets.scaling.outputs import GROUP, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, suite_runs, target_budgets
@@ -63,7 +65,8 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
         name, recipe.fit, all_runs, lambda st: suite_observations.observations_for(st, recipe, runs),
         lambda iso: target_budgets(recipe), target_budgets(recipe), reader=suite_observations,
         extra_deps=downstream_deps(recipe.fit.metric))
-    assets = [scaling_run, *fits, *build_profile_assets(recipe, runs + ([held] if held else []))]
+    assets = [scaling_run, *fits, *build_profile_assets(recipe, runs + ([held] if held else [])),
+              *build_scaling_hf_export(name, scaling_run, list(by_key))]
     if recipe.compare_with:
         assets.append(build_comparison_asset(recipe, all_runs))
     if held is not None:

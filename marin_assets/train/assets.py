@@ -26,9 +26,9 @@ from marin_assets.train.report import (PLOT_FILE, domain_metadata, efficiency_su
                                        result_metadata, routing_metadata, write_result_files)
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
-from marin_assets.train.run_folder import plan_run, run_paths
+from marin_assets.train.run_folder import hf_fit_problems, plan_run, run_paths
 from marin_assets.train.runs import TrainingRuns
-from marin_assets.train.weights import ResolvedWeights, assert_weights_cleared, load_weights
+from marin_assets.train.weights import ResolvedWeights, load_weights, prepared_weights
 
 
 class PlanConfig(dg.Config):
@@ -140,7 +140,8 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         require_mixture_cleared(st, f"training_run[{spec.run_name}]", spec.mixture)
         st.require_committed(layout.TRAINING, spec.run_name, layout.PLAN_DIR)
         # Weights rights and integrity: an unknown, uncleared or changed parent checkpoint is refused here.
-        init = assert_weights_cleared(st, spec.init.weights) if spec.init else None
+        init = prepared_weights(st, spec.init.weights, fits=lambda config: hf_fit_problems(spec, config)) \
+            if spec.init else None
         mixture = mixture_for(st, spec)
         result = launch(context, spec, st, mixture, tpu_launcher)
         evaluation = bits_per_byte.run_evaluation(result, mixture)

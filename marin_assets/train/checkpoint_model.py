@@ -92,8 +92,10 @@ class CheckpointModel:
     _compiled: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, run_dir: str, step: int | None = None, batch_size: int | None = None) -> "CheckpointModel":
-        """The run's checkpoint `step` (default: the latest complete one), on this process's devices."""
+    def load(cls, run_dir: str, step: int | None = None, batch_size: int | None = None,
+             overrides: dict[str, Any] | None = None) -> "CheckpointModel":
+        """The run's checkpoint `step` (default: the latest complete one), on this process's devices;
+        `overrides`: MaxText keys that change the forward pass, not the parameters (e.g. capacity_factor)."""
         from maxtext.configs import pyconfig
         from maxtext.utils import maxtext_utils, model_creation_utils
 
@@ -113,7 +115,7 @@ class CheckpointModel:
             "load_parameters_path": checkpoint_dir, "enable_checkpointing": False, "enable_tensorboard": False,
             # only the forward pass is built: one device's batch is whatever the caller passes
             "per_device_batch_size": batch_size or keys.get("per_device_batch_size", 1),
-            "skip_jax_distributed_system": True, "log_config": False,
+            "skip_jax_distributed_system": True, "log_config": False, **(overrides or {}),
         }
         argv = ["checkpoint_model", config_path, *(f"{k}={v}" for k, v in overrides.items())]
         config = pyconfig.initialize(argv)

@@ -6,7 +6,9 @@ class with `hf_config` and `tensors`). The dense llama2 block uses MaxText's own
 reshape / query-scale hooks) with one deliberate difference: MaxText's `adjust_rope` hook converts
 the interleaved RoPE layout of MaxText's llama3.1 rotary class, but a `model_name: default` llama2
 model uses MaxText's plain RotaryEmbedding, which already rotates halves like HF, so that hook is
-left out here (the logits check fails when it is applied; see the tests).
+left out here (the logits check fails when it is applied; see the tests). The mixtral MoE block
+uses MaxText's MIXTRAL_* tables (MixtralExport; one MaxText expert stack -> one HF tensor per
+expert). train/hf_import.py runs the same tables the other way.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -38,6 +41,8 @@ def flatten_params(params: dict, prefix: str = "params") -> dict[str, np.ndarray
 
 class Llama2Export:
     """MaxText `decoder_block: llama2` -> transformers' LlamaForCausalLM."""
+
+    forward_overrides: dict[str, Any] = {}  # MaxText keys its side of the logits check runs with
 
     def __init__(self, keys: dict[str, Any]):
         self.keys = keys
@@ -99,17 +104,71 @@ class Llama2Export:
                 if hf_name == "lm_head.weight" and self.keys.get("logits_via_embedding"):
                     continue
                 raise KeyError(f"checkpoint has no parameter {mt_name} (needed for {hf_name})")
-            value, target = unscanned[mt_name], self.hf_shape(hf_name, unscanned[mt_name])
             chain = hooks.get(mt_name, [])
-            for hook in chain if isinstance(chain, list) else [chain]:
-                value = np.asarray(hook(value, target))
-            if value.shape != tuple(target):
-                raise ValueError(f"{mt_name} -> {hf_name}: shape {value.shape}, expected {target}")
-            out[hf_name] = np.ascontiguousarray(value.astype(np.float32))
+            chain = chain if isinstance(chain, list) else [chain]
+            # a list of HF names: one MaxText tensor stacked on axis 0 (experts), one HF tensor per slice
+            pairs = zip(hf_name, unscanned[mt_name]) if isinstance(hf_name, list) else [(hf_name, unscanned[mt_name])]
+            for name, value in pairs:
+                out[name] = self._convert(mt_name, name, value, chain)
         return out
 
+    def _convert(self, mt_name: str, hf_name: str, value: np.ndarray, chain: list[Callable]) -> np.ndarray:
+        target = self.hf_shape(hf_name, value)
+        for hook in chain:
+            value = np.asarray(hook(value, target))
+        if value.shape != tuple(target):
+            raise ValueError(f"{mt_name} -> {hf_name}: shape {value.shape}, expected {target}")
+        return np.ascontiguousarray(value.astype(np.float32))
 
-HF_ARCHITECTURES: dict[str, type] = {"llama2": Llama2Export}
+
+class MixtralExport(Llama2Export):
+    """MaxText `decoder_block: mixtral` -> transformers' MixtralForCausalLM (block_sparse_moe.gate, experts.N.w1/w2/w3).
+
+    Names and hooks are MaxText's MIXTRAL tables, except the attention-output hook (see hooks()).
+    HF Mixtral routes every token (no expert capacity), so MaxText's side of the logits check runs
+    with `capacity_factor: -1` (dropless) whatever capacity the run trained with."""
+
+    forward_overrides: dict[str, Any] = {"capacity_factor": -1.0}
+
+    def __init__(self, keys: dict[str, Any]):
+        super().__init__(keys)
+        self.experts, self.top_k = int(keys["num_experts"]), int(keys["num_experts_per_tok"])
+
+    def hf_config(self, bos_id: int | None, eos_id: int | None) -> dict:
+        config = {k: v for k, v in super().hf_config(bos_id, eos_id).items() if k not in ("attention_bias", "mlp_bias")}
+        return {**config, "architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+                "intermediate_size": int(self.keys.get("base_moe_mlp_dim") or self.keys["base_mlp_dim"]),
+                "num_local_experts": self.experts, "num_experts_per_tok": self.top_k,
+                "router_aux_loss_coef": float(self.keys.get("load_balance_loss_weight", 0.0)),
+                "output_router_logits": False, "router_jitter_noise": 0.0, "sliding_window": None}
+
+    def mapping_config(self) -> SimpleNamespace:
+        return SimpleNamespace(num_experts=self.experts, head_dim=self.head_dim)  # what the tables read
+
+    def names(self) -> dict[str, str | list[str]]:
+        from maxtext.checkpoint_conversion.utils.param_mapping import MIXTRAL_MAXTEXT_TO_HF_PARAM_MAPPING
+
+        return MIXTRAL_MAXTEXT_TO_HF_PARAM_MAPPING({"num_hidden_layers": self.layers}, self.mapping_config(),
+                                                   scan_layers=False)
+
+    def hooks(self) -> dict[str, Callable | list[Callable]]:
+        from maxtext.checkpoint_conversion.utils.param_mapping import MIXTRAL_MAXTEXT_TO_HF_PARAM_HOOK_FN
+
+        config = {"num_hidden_layers": self.layers, "hidden_size": self.emb}
+        hooks = MIXTRAL_MAXTEXT_TO_HF_PARAM_HOOK_FN(config, self.mapping_config(), scan_layers=False, saving_to_hf=True)
+        # MaxText's out-kernel hook reshapes (heads, head_dim, emb) as (emb, heads * head_dim): right
+        # only when heads * head_dim == emb (Mixtral 8x7B); this one is right for every shape.
+        for i in range(self.layers):
+            hooks[f"params-decoder-layers_{i}-self_attention-out-kernel"] = attention_out_to_hf
+        return hooks
+
+
+def attention_out_to_hf(kernel: np.ndarray, target_shape=None) -> np.ndarray:
+    """MaxText's attention output kernel (heads, head_dim, emb) -> HF o_proj.weight (emb, heads * head_dim)."""
+    return kernel.reshape(-1, kernel.shape[-1]).T
+
+
+HF_ARCHITECTURES: dict[str, type] = {"llama2": Llama2Export, "mixtral": MixtralExport}
 
 
 def exporter_for(keys: dict[str, Any]):

@@ -1,4 +1,4 @@
-"""The HF export recipe (recipes/hf_export.yaml): the logits check's fixed texts and tolerances."""
+"""The HF export recipe (recipes/hf_export.yaml): the logits check's texts and tolerances, publication, scaling runs."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ class HfExportRecipe(Recipe):
     max_abs_diff: float = Field(gt=0, description="largest allowed |logit difference| over every position and token")
     min_top1_agreement: float = Field(ge=0, le=1, description="share of positions whose argmax token must agree")
     push: PushSettings = PushSettings()  # publish each export (Hub repo / gs:// prefix) once its logits match
+    scaling_runs: dict[str, list[str]] = Field(
+        default_factory=dict, description="scaling suite name -> run keys (C<budget>__<size>) to export too "
+        "(asset scaling_hf_export, same folder layout and logits check as hf_export)")
 
 
 def load_hf_export_recipe() -> HfExportRecipe:

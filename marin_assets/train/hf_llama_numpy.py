@@ -10,7 +10,6 @@ is why this exists; it is the reference the export's logits check compares MaxTe
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 class HfLlama:
     config: dict
     weights: dict[str, np.ndarray]
+    MODEL_TYPE = "llama"  # config.json's model_type this class implements
 
     @classmethod
     def load(cls, folder: str | Path) -> "HfLlama":
@@ -28,8 +28,8 @@ class HfLlama:
 
         folder = Path(folder)
         config = json.loads((folder / "config.json").read_text())
-        if config.get("model_type") != "llama":
-            raise ValueError(f"{folder}/config.json: model_type {config.get('model_type')!r} is not 'llama'")
+        if config.get("model_type") != cls.MODEL_TYPE:
+            raise ValueError(f"{folder}/config.json: model_type {config.get('model_type')!r} is not {cls.MODEL_TYPE!r}")
         weights: dict[str, np.ndarray] = {}
         for shard in sorted(folder.glob("*.safetensors")):
             weights.update({k: v.astype(np.float64) for k, v in load_file(str(shard)).items()})
@@ -47,6 +47,17 @@ class HfLlama:
         cos, sin = np.cos(np.concatenate([angles, angles], -1)), np.sin(np.concatenate([angles, angles], -1))
         x1, x2 = x[..., : dim // 2], x[..., dim // 2:]
         return x * cos + np.concatenate([-x2, x1], -1) * sin
+
+    @staticmethod
+    def _swiglu(h: np.ndarray, gate_w: np.ndarray, up_w: np.ndarray, down_w: np.ndarray) -> np.ndarray:
+        """down(silu(h @ gate.T) * (h @ up.T)): HF's LlamaMLP (and each Mixtral expert: w1, w3, w2)."""
+        gate, up = h @ gate_w.T, h @ up_w.T
+        return (gate / (1 + np.exp(-gate)) * up) @ down_w.T
+
+    def _feed_forward(self, p: str, h: np.ndarray) -> np.ndarray:
+        """One layer's MLP on the normed hidden states (seq, hidden)."""
+        w = self.weights
+        return self._swiglu(h, w[p + "mlp.gate_proj.weight"], w[p + "mlp.up_proj.weight"], w[p + "mlp.down_proj.weight"])
 
     def logits(self, tokens: list[int] | np.ndarray) -> np.ndarray:
         """(seq, vocab) float64 logits of one sequence of token ids."""
@@ -68,30 +79,7 @@ class HfLlama:
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             attn = (scores / scores.sum(-1, keepdims=True)) @ v
             x = x + attn.transpose(1, 0, 2).reshape(seq, heads * head_dim) @ w[p + "self_attn.o_proj.weight"].T
-            h = self._rms(x, p + "post_attention_layernorm.weight")
-            gate, up = h @ w[p + "mlp.gate_proj.weight"].T, h @ w[p + "mlp.up_proj.weight"].T
-            x = x + (gate / (1 + np.exp(-gate)) * up) @ w[p + "mlp.down_proj.weight"].T
+            x = x + self._feed_forward(p, self._rms(x, p + "post_attention_layernorm.weight"))
         x = self._rms(x, "model.norm.weight")
         head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
         return x @ head.T
-
-
-def compare_logits(hf_folder: str, maxtext_logits: Callable[[np.ndarray], np.ndarray], rows: list[list[int]],
-                   max_abs_diff: float, min_top1_agreement: float) -> dict:
-    """The export's logits check: this reference vs MaxText's forward pass on the same token rows.
-
-    `maxtext_logits` maps int32 (1, seq) tokens to (1, seq, vocab) logits (CheckpointModel.logits).
-    Returns the figures and whether both are within the tolerances.
-    """
-    reference = HfLlama.load(hf_folder)
-    diffs, agree, total = [], 0, 0
-    for row in rows:
-        ours = reference.logits(row)
-        theirs = np.asarray(maxtext_logits(np.asarray([row], dtype=np.int32))[0], dtype=np.float64)
-        diffs.append(float(np.max(np.abs(ours - theirs))))
-        agree += int(np.sum(ours.argmax(-1) == theirs.argmax(-1)))
-        total += len(row)
-    figures = {"max_abs_diff": max(diffs), "top1_agreement": agree / total, "tokens": total,
-               "tolerance_max_abs_diff": max_abs_diff, "tolerance_top1_agreement": min_top1_agreement}
-    figures["passed"] = figures["max_abs_diff"] <= max_abs_diff and figures["top1_agreement"] >= min_top1_agreement
-    return figures

@@ -14,6 +14,7 @@ from pydantic import Field
 from marin_assets.core.recipes import Recipe
 
 TOKEN_ENV = "HF_TOKEN"
+OFFLINE_ENVS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")  # either puts huggingface_hub offline
 
 
 class PushSettings(Recipe):
@@ -29,6 +30,11 @@ def check_push_settings(settings: PushSettings, environ=os.environ) -> None:
             raise ValueError(f"hf_export.yaml: push.hub_repo {settings.hub_repo!r} must be 'owner/name'")
         if not environ.get(TOKEN_ENV):
             raise ValueError(f"hf_export.yaml: push.hub_repo is set but ${TOKEN_ENV} is empty (a write token)")
+        from huggingface_hub.constants import ENV_VARS_TRUE_VALUES
+
+        for name in OFFLINE_ENVS:
+            if str(environ.get(name, "")).upper() in ENV_VARS_TRUE_VALUES:
+                raise ValueError(f"hf_export.yaml: push.hub_repo is set but ${name} puts the Hub client offline")
     if settings.gcs_prefix is not None and not settings.gcs_prefix.startswith("gs://"):
         raise ValueError(f"hf_export.yaml: push.gcs_prefix {settings.gcs_prefix!r} must start with gs://")
 
@@ -38,8 +44,11 @@ def push_export(folder: str, settings: PushSettings, message: str, endpoint: str
     check_push_settings(settings)
     done = []
     if settings.hub_repo is not None:
-        from huggingface_hub import HfApi
+        from huggingface_hub import HfApi, is_offline_mode
 
+        if is_offline_mode():  # huggingface_hub reads HF_HUB_OFFLINE once, when this process first imported it
+            raise ValueError(f"hf_export.yaml: push.hub_repo is set but huggingface_hub was imported with "
+                             f"{' or '.join(OFFLINE_ENVS)} set, so this process cannot reach the Hub")
         api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT"), token=os.environ[TOKEN_ENV])
         api.create_repo(settings.hub_repo, private=settings.private, exist_ok=True)
         commit = api.upload_folder(folder_path=folder, repo_id=settings.hub_repo, commit_message=message)

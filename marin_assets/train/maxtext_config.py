@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import yaml
 
 from marin_assets.train import quantization
+from marin_assets.train.hf_import import hf_config_problems
 from marin_assets.train.runs import TrainingRunSpec
 
 TRAIN_MODULE = "maxtext.trainers.pre_train.train"
@@ -37,6 +38,7 @@ class RunPaths:
     run_name: str
     jax_cache_dir: str
     init_parameters: str | None = None  # a cleared weights entry's <checkpoint step>/items (train/weights.py)
+    init_hf_config: dict | None = None  # the HF folder's config.json when those weights were imported from one
 
     @property
     def run_dir(self) -> str:
@@ -119,6 +121,11 @@ def maxtext_keys(spec: TrainingRunSpec, mixture: MixtureLike, paths: RunPaths) -
     }
     if paths.init_parameters is not None:
         keys["load_parameters_path"] = paths.init_parameters
+    if paths.init_hf_config is not None:  # imported HF weights: now that the vocab is known, all of it must fit
+        problems = hf_config_problems(paths.init_hf_config, keys, spec.model.name)
+        if problems:
+            raise ValueError(f"run {spec.run_name}: its init weights do not fit its model:\n" +
+                             "\n".join(f"  - {p}" for p in problems))
     if spec.checkpoint.keep is not None:
         keys["max_num_checkpoints_to_keep"] = spec.checkpoint.keep
     keys.update(spec.maxtext_overrides)

@@ -15,7 +15,8 @@ from marin_assets.core.storage import Storage
 from marin_assets.train.maxtext_config import MixtureLike, RunPaths
 from marin_assets.train.preflight import PreflightReport, preflight
 from marin_assets.train.runs import TrainingRunSpec
-from marin_assets.train.weights import assert_weights_cleared
+from marin_assets.train.hf_import import hf_config_problems, read_hf_config
+from marin_assets.train.weights import prepared_weights
 
 # The module every launcher runs in the training process (python -m ENTRY_MODULE config.yml).
 ENTRY_MODULE = "marin_assets.train.maxtext_entry"
@@ -28,15 +29,27 @@ def run_paths(storage: Storage, spec: TrainingRunSpec, output_parts: tuple[str, 
     """The run folder is <storage>/<output_parts...>/<run_name>/ (the scaling stage may pass its own parts).
 
     A run with `init: {weights: NAME}` gets that entry's checkpoint, refused here (before any launcher
-    starts) when the entry is unknown, uncleared or its checkpoint does not match its checksum.
+    starts) when the entry is unknown, uncleared or its checkpoint does not match its checksum; an HF
+    folder also when its config.json does not fit the run's model (then it is converted, once).
     """
-    init = assert_weights_cleared(storage, spec.init.weights).load_parameters_path if spec.init else None
+    init = prepared_weights(storage, spec.init.weights, fits=lambda config: hf_fit_problems(spec, config)) \
+        if spec.init else None
     return RunPaths(
         base_output_directory=storage.uri(*output_parts),
         run_name=spec.run_name,
         jax_cache_dir=os.environ.get(JAX_CACHE_ENV) or storage.uri(".cache", "jax"),
-        init_parameters=init,
+        init_parameters=init.load_parameters_path if init else None,
+        init_hf_config=read_hf_config(init.hf_folder) if init and init.hf_folder else None,
     )
+
+
+def hf_fit_problems(spec: TrainingRunSpec, config: dict, vocab_size: int | None = None) -> list[str]:
+    """Where an HF folder's config.json disagrees with the run's model (vocab: the recipe's, else the
+    folder's own until the mixture is known; maxtext_config checks it then)."""
+    arch = spec.model.architecture
+    keys = {**arch.maxtext_keys(spec.resources.accelerator), "max_target_length": spec.model.seq_len,
+            "vocab_size": vocab_size or arch.vocab_size or config.get("vocab_size")}
+    return hf_config_problems(config, keys, spec.model.name)
 
 
 def plan_run(spec: TrainingRunSpec, mixture: MixtureLike) -> PreflightReport:

@@ -1,11 +1,13 @@
 """The weights registry (recipes/weights.yaml): checkpoints a run may start from, cleared like sources.
 
-An entry names a run of this platform (`format: run`, `uri: <run name>`: its final checkpoint) or
-a MaxText checkpoint step folder on local disk or gs:// (`format: maxtext`), with its license and
-provenance. `weights_verdict` is the sources' compliance decision (data/compliance.py) applied to
-the checkpoint's files: the license allowlist, the required provenance fields and the checksum. A
-run of this platform is also refused when any source behind it is not cleared. `resolve_weights`
-gives MaxText's `load_parameters_path` and what the child run's provenance records.
+An entry names a run of this platform (`format: run`, `uri: <run name>`: its final checkpoint), a
+MaxText checkpoint step folder on local disk or gs:// (`format: maxtext`), or a Hugging Face folder
+(`format: hf`: config.json + safetensors, converted once per checksum into a MaxText checkpoint
+under weights/<name>/, train/hf_import.py), with its license and provenance. `weights_verdict` is
+the sources' compliance decision (data/compliance.py) applied to the checkpoint's files: the
+license allowlist, the required provenance fields and the checksum. A run of this platform is also
+refused when any source behind it is not cleared. `prepared_weights` gives MaxText's
+`load_parameters_path` (converting an HF folder first) and what the child run's provenance records.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ class WeightsNotClearedError(RuntimeError):
 
 class WeightsSpec(Recipe):
     name: str
-    format: Literal["run", "maxtext"] = Field(
+    format: Literal["run", "maxtext", "hf"] = Field(
         description="run: a training run of this platform (uri = its run name); maxtext: a MaxText checkpoint "
-        "step folder (local path or gs://, holding items/)")
+        "step folder (local path or gs://, holding items/); hf: a Hugging Face folder (config.json + "
+        "*.safetensors, Llama or Mixtral), converted into a MaxText checkpoint before the run starts")
     uri: str
     license: str = Field(description="SPDX id of the weights' license; must be in compliance.yaml's allowlist")
     provenance: Provenance | None = None
@@ -80,6 +83,7 @@ class ResolvedWeights:
     parent_run: str | None = None
     parent_output: str | None = None  # the parent run's committed final/ (its manifest: the audit walks on)
     sources: list[str] = field(default_factory=list)
+    hf_folder: str | None = None  # format hf: the folder checkpoint_dir was converted from
 
     @property
     def load_parameters_path(self) -> str:
@@ -88,7 +92,8 @@ class ResolvedWeights:
     def record(self) -> dict:
         """What the child run's manifest records about where its weights came from."""
         return {"weights": self.name, "checkpoint": self.checkpoint_dir, "checksum": self.checksum,
-                "parent_run": self.parent_run, "parent_output": self.parent_output, "sources": self.sources}
+                "parent_run": self.parent_run, "parent_output": self.parent_output, "sources": self.sources,
+                **({"hf_folder": self.hf_folder} if self.hf_folder else {})}
 
 
 def checkpoint_inventory(checkpoint_dir: str) -> dict:
@@ -132,7 +137,8 @@ def weights_verdict(storage: Storage, name: str, registry: WeightsRegistry | Non
                 "materialize training_run for it first"),)), None
     else:
         inventory = checkpoint_inventory(spec.uri)
-        resolved = ResolvedWeights(name, spec.uri, inventory["content_hash"] or "")
+        resolved = ResolvedWeights(name, spec.uri, inventory["content_hash"] or "",
+                                   hf_folder=spec.uri if spec.format == "hf" else None)
     verdict = compliance_verdict(name, spec, inventory, load_policy())
     if resolved is not None and resolved.sources:  # the chain: every source behind the parent run
         blocked = uncleared_sources(storage, resolved.sources)
@@ -157,3 +163,19 @@ def assert_weights_cleared(storage: Storage, name: str) -> ResolvedWeights:
 
 def weights_recipe_path() -> Path:
     return recipes_dir() / WEIGHTS_RECIPE
+
+
+def prepared_weights(storage: Storage, name: str, fits=None) -> ResolvedWeights:
+    """A cleared entry's MaxText checkpoint; a `format: hf` folder is first checked by `fits(config)`
+    (a list of problems, each naming a config.json field) and converted (train/hf_import.py)."""
+    resolved = assert_weights_cleared(storage, name)
+    if resolved.hf_folder is None:
+        return resolved
+    from marin_assets.train.hf_import import imported_checkpoint, read_hf_config
+
+    problems = fits(read_hf_config(resolved.hf_folder)) if fits else []
+    if problems:
+        reasons = "\n".join(f"  - {p}" for p in problems)
+        raise WeightsNotClearedError(f"refusing to train from weights {name!r}: the HF folder does not fit the "
+                                     f"run's model:\n{reasons}")
+    return imported_checkpoint(storage, resolved)

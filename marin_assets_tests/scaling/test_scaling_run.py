@@ -2,10 +2,12 @@
 
 import json
 import random
+import shutil
 
 import dagster as dg
 import pytest
 
+from marin_assets.core.recipes import PACKAGE_RECIPES
 from marin_assets.scaling.definitions import build_defs
 from marin_assets.scaling.suite import suite_runs
 from marin_assets_tests.scaling.suite_fixture import fixture_recipe
@@ -16,7 +18,7 @@ from marin_assets_tests.local_resources import local_resources
 pytestmark = pytest.mark.slow
 
 
-def test_one_partition_trains_and_commits_its_result(tmp_path):
+def test_one_partition_trains_and_commits_its_result(tmp_path, monkeypatch):
     info = build_mixture(tmp_path, train_docs=1200, validation_sources=("wiki", "code"))
     # The registered eval set, materialized with text of the fixture's grammar (its tokenizer knows those words).
     rng = random.Random(7)
@@ -65,3 +67,34 @@ def test_one_partition_trains_and_commits_its_result(tmp_path):
     assert table["wiki"]["kind"] == "source" and table["wiki"]["bpb"] == pytest.approx(metrics["bpb/wiki"], rel=1e-3)
     assert meta["domain_bpb_plot"].value.startswith("![bpb by domain](data:image/png;base64,")
     assert len(meta["domain_bpb_plot (preview)"].value) < 1000  # drawn inline in the UI
+
+    export_the_chosen_run(tmp_path, monkeypatch, recipe, run)
+
+
+def export_the_chosen_run(tmp_path, monkeypatch, recipe, run):
+    """recipes/hf_export.yaml's scaling_runs names this run: scaling_hf_export writes it in the HF layout
+    and its blocking logits check passes; a key that is not a run of the suite is refused, naming the field."""
+    recipes = tmp_path / "recipes"
+    shutil.copytree(PACKAGE_RECIPES, recipes)
+    (tmp_path / "sample_data").symlink_to(PACKAGE_RECIPES.parent / "sample_data")
+    monkeypatch.setenv("MARIN_RECIPES_DIR", str(recipes))
+    monkeypatch.setenv("MARIN_DATA_ROOTS", str(PACKAGE_RECIPES.parent / "sample_data"))
+    text = (recipes / "hf_export.yaml").read_text().replace("scaling_runs: {}", "scaling_runs: {%s: [C9e99__d1l1]}"
+                                                                 % recipe.name)
+    (recipes / "hf_export.yaml").write_text(text)
+    with pytest.raises(ValueError, match=r"hf_export.yaml: scaling_runs.fixture_suite: \['C9e99__d1l1'\] are not runs"):
+        build_defs(recipe)
+    (recipes / "hf_export.yaml").write_text(text.replace("C9e99__d1l1", run.key))
+    defs = build_defs(recipe)
+    mixture = dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(["tiny"]))
+    result = dg.materialize([*defs.assets, mixture], selection=dg.AssetSelection.assets("scaling_hf_export"),
+                            partition_key=run.key, resources=local_resources(str(tmp_path)))
+    assert result.success
+    [check] = result.get_asset_check_evaluations()
+    print(f"scaling_hf_logits_match: {check.description}")
+    assert check.passed and check.check_name == "scaling_hf_logits_match"
+    folder = tmp_path / "training" / f"{recipe.name}-{run.key}" / "hf"
+    saved = json.loads((tmp_path / "scaling" / recipe.name / "runs" / run.key / "result.json").read_text())
+    manifest = json.loads((folder / "_provenance.json").read_text())
+    assert manifest["export"]["checkpoint_hash"] == saved["checkpoint_hash"]
+    assert json.loads((folder / "config.json").read_text())["architectures"] == ["LlamaForCausalLM"]

@@ -17,7 +17,7 @@ def _read(folder):
     return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))}
 
 
-def test_training_is_deterministic_and_hf_loadable(tmp_path, monkeypatch):
+def test_training_is_deterministic_and_hf_loadable(tmp_path):
     spec = TokenizerSpec(name="t", vocab_size=400, sample_texts=["return value"])
     first = build_tokenizer(spec, TEXTS, str(tmp_path / "a"))
     second = build_tokenizer(spec, TEXTS, str(tmp_path / "b"))
@@ -26,11 +26,13 @@ def test_training_is_deterministic_and_hf_loadable(tmp_path, monkeypatch):
     assert (first.pad_id, first.bos_id, first.eos_id) == (0, 1, 2)
     assert 259 < first.vocab_size <= 400
 
-    # What MaxText does with tokenizer_type=huggingface: AutoTokenizer on the folder, offline.
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # What MaxText does with tokenizer_type=huggingface: AutoTokenizer on the folder, offline. Per call
+    # (local_files_only), not HF_HUB_OFFLINE: huggingface_hub reads that variable once, when first
+    # imported, so setting it here froze offline mode for every later test of this worker (the
+    # stub-Hub push test then failed with OfflineModeIsEnabled whenever it ran after this one).
     from transformers import AutoTokenizer
 
-    hf = AutoTokenizer.from_pretrained(str(tmp_path / "a"))
+    hf = AutoTokenizer.from_pretrained(str(tmp_path / "a"), local_files_only=True)
     assert (hf.pad_token_id, hf.bos_token_id, hf.eos_token_id) == (0, 1, 2)
     text = "héllo wörld ✓ 日本語 return value"
     raw = Tokenizer.from_file(str(tmp_path / "a" / TOKENIZER_FILE)).encode(text, add_special_tokens=False).ids

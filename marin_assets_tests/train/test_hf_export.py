@@ -14,7 +14,7 @@ import yaml
 from marin_assets.train import hf_export
 from marin_assets.train.checkpoint_model import CheckpointModel
 from marin_assets.train.hf_export import Llama2Export, write_hf_folder
-from marin_assets.train.hf_llama_numpy import compare_logits
+from marin_assets.train.hf_reference import compare_logits
 from marin_assets_tests.evaluation.trained_run import train_tiny_run
 
 pytestmark = pytest.mark.slow

@@ -1,15 +1,23 @@
 """A tiny mixtral MoE and int8-quantized training, for real on CPU through Dagster (MaxText, TensorBoard).
 
-The MoE run reports its load-balancing loss curve; the int8 run's loss curve stays within a stated
+The MoE run reports its load-balancing loss curve, and its HF (Mixtral) export gives MaxText's logits
+under a numpy HF Mixtral (a mapping bug does not); the int8 run's loss curve stays within a stated
 tolerance of the same run unquantized (same data, same seed), and both record their quantization.
 """
 
 import json
 
 import dagster as dg
+import numpy as np
 import pytest
+import yaml
+from safetensors.numpy import load_file, save_file
 
+from marin_assets.train.checkpoint_model import CheckpointModel
 from marin_assets.train.checks import routing_check_result
+from marin_assets.train.hf_export import MixtralExport, flatten_params, write_hf_folder
+from marin_assets.train.hf_import import hf_config_problems, hf_to_maxtext, load_hf_folder
+from marin_assets.train.hf_reference import compare_logits
 from marin_assets.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
@@ -54,8 +62,14 @@ def train(env, run_name):
     return result, res
 
 
-def test_tiny_moe_trains_and_reports_its_load_balancing_loss(env):
-    result, res = train(env, "tiny-moe")
+@pytest.fixture(scope="module")
+def moe_run(env):
+    """The tiny MoE run, trained once (the export test reads its checkpoint)."""
+    return train(env, "tiny-moe")
+
+
+def test_tiny_moe_trains_and_reports_its_load_balancing_loss(env, moe_run):
+    result, res = moe_run
     meta = result.asset_materializations_for_node("training_run")[0].metadata
     assert res["architecture"]["kind"] == "mixtral" and res["architecture"]["num_experts"] == 4
     assert res["num_params"] > res["active_params"]
@@ -103,3 +117,86 @@ def test_int8_training_tracks_the_unquantized_run(env):
     assert max(gaps) < INT8_STEP_TOLERANCE
     assert int8["final_eval_loss"] == pytest.approx(plain["final_eval_loss"], rel=INT8_EVAL_RTOL)
     assert int8["checkpoint_hash"] != plain["checkpoint_hash"]  # int8 really changed the numerics
+
+
+# --- HF export of the MoE run (Mixtral layout) --------------------------------------------------------
+
+ROWS = [[2, 40, 100, 44, 150, 7, 3], list(range(2, 90))]
+
+
+class _SwappedExperts(MixtralExport):
+    """Experts 0 and 1 of layer 0 written under each other's names (the router still points at the old ones)."""
+
+    def names(self):
+        names = super().names()
+        for part in ("wi_0", "wi_1", "wo"):
+            experts = names[f"params-decoder-layers_0-MoeBlock_0-{part}"]
+            experts[0], experts[1] = experts[1], experts[0]
+        return names
+
+
+class _SwappedW1W3(MixtralExport):
+    def names(self):
+        names = super().names()
+        w1, w3 = "params-decoder-layers_1-MoeBlock_0-wi_0", "params-decoder-layers_1-MoeBlock_0-wi_1"
+        names[w1], names[w3] = names[w3], names[w1]
+        return names
+
+
+class _TransposedRouter(MixtralExport):
+    def tensors(self, flat):
+        out = super().tensors(flat)
+        gate = out["model.layers.0.block_sparse_moe.gate.weight"]
+        out["model.layers.0.block_sparse_moe.gate.weight"] = np.ascontiguousarray(gate.reshape(gate.shape[::-1]).T)
+        return out
+
+
+def _export(run_dir, model, folder, exporter=MixtralExport):
+    keys = yaml.safe_load((run_dir / "maxtext.yml").read_text())
+    folder.mkdir()
+    tensors = exporter(keys).tensors(flatten_params(model.params))
+    save_file(tensors, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps(exporter(keys).hf_config(model.tokenizer.bos_id,
+                                                                             model.tokenizer.eos_id)))
+    return keys, compare_logits(str(folder), model.logits, ROWS, 1e-3, 1.0)
+
+
+def test_moe_export_matches_a_numpy_hf_mixtral_and_mapping_bugs_fail(env, moe_run, tmp_path):
+    run_dir = env["root"] / "training" / "tiny-moe"
+    keys = yaml.safe_load((run_dir / "maxtext.yml").read_text())
+    assert keys["capacity_factor"] == 1.25  # the run drops tokens; HF Mixtral never does
+    dropless = CheckpointModel.load(str(run_dir), overrides=MixtralExport.forward_overrides)
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    files = write_hf_folder(str(folder), keys, dropless.params, keys["tokenizer_path"], dropless.tokenizer.bos_id,
+                            dropless.tokenizer.eos_id)
+    figures = compare_logits(str(folder), dropless.logits, ROWS, 1e-3, 1.0)
+    print(f"MoE HF export logits check (dropless): {figures}")
+    assert figures["passed"], figures
+    config = json.loads((folder / "config.json").read_text())
+    assert config["architectures"] == ["MixtralForCausalLM"] and "model.safetensors" in files
+    assert (config["num_local_experts"], config["num_experts_per_tok"], config["intermediate_size"]) == (4, 2, 256)
+    names = set(load_file(str(folder / "model.safetensors")))
+    assert {"model.layers.1.block_sparse_moe.gate.weight",
+            "model.layers.1.block_sparse_moe.experts.3.w2.weight"} <= names
+
+    # MaxText with the run's capacity factor drops tokens the HF model routes: not the same function
+    with_capacity = CheckpointModel.load(str(run_dir))
+    dropping = compare_logits(str(folder), with_capacity.logits, ROWS, 1e-3, 1.0)
+    print(f"against MaxText with capacity_factor 1.25: {dropping}")
+    assert not dropping["passed"]
+
+    for bug in (_SwappedExperts, _SwappedW1W3, _TransposedRouter):
+        _, wrong = _export(run_dir, dropless, tmp_path / bug.__name__, bug)
+        assert not wrong["passed"], (bug.__name__, wrong)
+
+    # the import (format: hf weights) inverts the export exactly, and refuses a folder of another shape
+    hf_config, tensors = load_hf_folder(str(folder))
+    back = flatten_params(hf_to_maxtext(hf_config, tensors)["params"])
+    original = flatten_params(dropless.params)
+    assert set(back) == set(original)
+    assert all(np.array_equal(back[k], original[k]) for k in original)
+    assert hf_config_problems(hf_config, keys, "tiny-moe-0.5m") == []
+    problems = hf_config_problems({**hf_config, "num_local_experts": 8}, keys, "tiny-moe-0.5m")
+    assert problems == ["config.json: num_local_experts is 8, model recipe 'tiny-moe-0.5m' has 4 "
+                        "(architecture.num_experts)"]

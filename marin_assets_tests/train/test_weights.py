@@ -3,6 +3,7 @@
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from marin_assets.core import layout
@@ -143,3 +144,50 @@ def test_a_new_parent_checksum_changes_the_child_runs_spec_version(tmp_path, rec
     _register(recipes, {**entry, "provenance": {**PROVENANCE, "checksum": "b" * 64}})  # the parent retrained
     assert run_spec_version(runs, "child") != before[0]
     assert run_spec_version(runs, "plain") == before[1]
+
+
+def _hf_folder(tmp_path, **config):
+    """An HF Llama folder shaped like tiny-0.2m (vocab 256: the tokenizer's rounded up), random weights."""
+    from safetensors.numpy import save_file
+
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    base = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 256, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 16, "vocab_size": 256,
+            "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "tie_word_embeddings": False}
+    (folder / "config.json").write_text(json.dumps({**base, **config}))
+    save_file({"model.embed_tokens.weight": np.zeros((256, 64), np.float32)}, str(folder / "model.safetensors"))
+    return folder
+
+
+def _hf_entry(folder):
+    checksum = checkpoint_inventory(str(folder))["content_hash"]
+    return {"name": "hf", "format": "hf", "uri": str(folder), "license": "Apache-2.0",
+            "provenance": {**PROVENANCE, "checksum": checksum}}
+
+
+def test_an_hf_folder_that_does_not_fit_the_runs_model_is_refused_naming_the_field(tmp_path, recipes):
+    _register(recipes, _hf_entry(_hf_folder(tmp_path, hidden_size=128, rope_theta=500000.0)))
+    spec = TrainingRuns(runs={"child": {"model": "tiny-0.2m", "mixture": "m", "init": {"weights": "hf"}}}).spec("child")
+    with pytest.raises(WeightsNotClearedError, match="refusing to train from weights 'hf'") as info:
+        run_paths(Storage(str(tmp_path / "root")), spec)
+    assert "hidden_size is 128, model recipe 'tiny-0.2m' has 64 (architecture.emb_dim)" in str(info.value)
+    assert "rope_theta is 500000.0" in str(info.value)
+    assert not (tmp_path / "root" / layout.WEIGHTS).exists()  # refused before any conversion
+
+
+def test_an_hf_folder_of_another_vocab_is_refused_once_the_mixture_is_known():
+    spec = TrainingRuns(runs={"r": {"model": "tiny-0.2m", "mixture": "m"}}).spec("r")
+
+    class Mixture:
+        train_glob = validation_glob = tokenizer_uri = "x"
+        tokenizer_vocab_size = 300  # rounded up to 384 embedding rows
+
+    config = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 256, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 16, "vocab_size": 256,
+              "rms_norm_eps": 1e-5}  # HF Llama's default is 1e-6: left out, it would not fit either
+    with pytest.raises(ValueError, match=r"vocab_size is 256, model recipe 'tiny-0.2m' has 384"):
+        maxtext_keys(spec, Mixture(), RunPaths("/o", "r", "/c", init_parameters="/w/0/items", init_hf_config=config))
+    fits = maxtext_keys(spec, Mixture(), RunPaths("/o", "r", "/c", init_parameters="/w/0/items",
+                                                  init_hf_config={**config, "vocab_size": 384}))
+    assert fits["load_parameters_path"] == "/w/0/items"
