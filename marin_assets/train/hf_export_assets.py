@@ -15,7 +15,7 @@ import dagster as dg
 import yaml
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.storage import Storage
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
@@ -63,12 +63,12 @@ def _figures(folder: str, model, recipe) -> dict:
 def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.AssetsDefinition, dg.AssetChecksDefinition]:
     partitions = training_run.partitions_def
     recipe = load_hf_export_recipe()
-    version = code_version(recipe, hf_export, checkpoint_model, hf_push, hf_llama_numpy)
     # materialize-all on a workstation exports the runs it can train (the others have no checkpoint here)
     local_runs = (training_run.metadata_by_key.get(training_run.key) or {}).get(LOCAL_PARTITIONS_METADATA)
 
+    @versioned(recipe)
     @dg.asset(name="hf_export", partitions_def=partitions, group_name="train", deps=[training_run],
-              code_version=version, kinds={"huggingface"},
+              kinds={"huggingface"},
               metadata={LOCAL_PARTITIONS_METADATA: local_runs} if local_runs is not None else None,
               description="The run's final checkpoint in the Hugging Face layout (config.json, safetensors, "
                           "tokenizer, generation config); manifest names the checkpoint hash it came from.")
@@ -86,7 +86,7 @@ def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.Assets
                 st.fs.put(folder + "/", staged.path.rstrip("/") + "/", recursive=True)
             source = {"checkpoint": result["checkpoint_uri"], "checkpoint_step": result["checkpoint_step"],
                       "checkpoint_hash": result["checkpoint_hash"], "architecture": keys.get("decoder_block", "llama2")}
-            recorded = record_output(context, staged, recipe=recipe, code_version=version,
+            recorded = record_output(context, staged, recipe=recipe,
                                      manifest_extra={"export": source}, stats={"files": len(files), **source},
                                      extra_metadata={"hf_folder": dg.MetadataValue.path(staged.final_uri)})
         published = _publish(st, run, model, recipe)
