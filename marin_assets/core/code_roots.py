@@ -12,18 +12,23 @@ Which referenced modules count, by their layer (core.layering):
   outputs), but the functions they define that the compute function calls are read the same way,
   so what a helper calls counts (`launch` -> the trainer run folder -> the entry point it runs);
 - the shared `resources` package (storage, recording, Spark sessions): how every output is stored
-  and recorded, not what it computes; left out.
+  and recorded, not what it computes; left out;
+- recipe loaders (a function annotated to return a `Recipe`, e.g. `load_cleaning_recipe`): what they
+  return is recipe data, which the asset's recipe section hashes; their module's closure (a recipe
+  schema imports every filter's options, so every filter) would stale an asset that reads one field.
 """
 
 from __future__ import annotations
 
 import dis
 import inspect
+import typing
 from collections.abc import Callable, Iterator
 from types import CodeType, FunctionType
 from typing import Any
 
 from marin_assets.core import import_graph, layering
+from marin_assets.core.recipes import Recipe
 
 # Dagster resources shared by every asset (storage, recording, Spark sessions): plumbing, not computation.
 SHARED_PLUMBING = f"{import_graph.PACKAGE}.resources"
@@ -87,6 +92,17 @@ def module_of(obj: Any) -> str:
     return type(obj).__module__
 
 
+def loads_a_recipe(obj: Any) -> bool:
+    """True for a function annotated to return a Recipe model (a recipe loader)."""
+    if not inspect.isfunction(obj):
+        return False
+    try:
+        returned = typing.get_type_hints(obj).get("return")
+    except (NameError, TypeError):  # an annotation that does not resolve: not a loader we can tell
+        return False
+    return inspect.isclass(returned) and issubclass(returned, Recipe)
+
+
 def compute_roots(fn: Callable, package: str = import_graph.PACKAGE) -> list[str]:
     """The pure package modules fn's code reaches (through helpers of wiring modules), sorted."""
     roots: set[str] = set()
@@ -101,6 +117,8 @@ def compute_roots(fn: Callable, package: str = import_graph.PACKAGE) -> list[str
             module = module_of(obj)
             if module != package and not module.startswith(package + "."):
                 continue  # third-party code is versioned by the lockfile
+            if loads_a_recipe(obj):
+                continue  # recipe data: hashed as the asset's recipe section
             kind = layering.module_kind(module)
             if kind == "pure":
                 roots.add(module)

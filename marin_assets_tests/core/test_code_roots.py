@@ -95,3 +95,15 @@ def test_the_version_is_the_asset_s_and_changes_with_its_recipe_section():
     version = one.code_versions_by_key[one.key]
     assert version and version != two.code_versions_by_key[two.key]
     assert "marin_assets.data.clean_source_gate" in covered_modules(version)
+
+
+def test_a_recipe_loader_is_recipe_data_not_code_the_asset_runs():
+    """eval_set reads one field of the cleaning recipe; the recipe schema imports every filter, which
+    eval_set never runs: editing a filter must not stale it (its recipe section hashes the field)."""
+    from marin_assets.core.code_roots import loads_a_recipe
+    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.eval_assets import eval_set
+
+    assert loads_a_recipe(load_cleaning_recipe) and not loads_a_recipe(clean_source_gate.dedup_peers)
+    assert "marin_assets.data.cleaning_recipe" not in compute_roots(_compute(eval_set))
+    assert "marin_assets.data.filters.c4" not in covered_modules(eval_set.code_versions_by_key[eval_set.key])
