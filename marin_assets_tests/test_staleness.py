@@ -33,7 +33,8 @@ GATED = {*RUNS_TRAINER, "downstream_eval", "scaling_downstream_eval", "heldout_d
 # (file under marin_assets/, function edited) -> the assets that must go stale, and only those.
 MODULE_EDITS = {
     ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED},
-    ("data/compliance.py", "source_inventory"): {"raw_corpus", *GATED},
+    # every asset that refuses an uncleared source calls it, the cleaner and the classifier too
+    ("data/compliance.py", "source_inventory"): {"raw_corpus", *READ, *GATED},
     ("data/readers.py", "read_file"): READ,
     ("data/formats/jsonl.py", "read_jsonl"): READ,
     ("data/formats/parquet.py", "read_parquet"): READ,
@@ -53,24 +54,29 @@ MODULE_EDITS = {
     ("data/cleaning_rows.py", None): CLEAN,
     ("data/cleaning_job.py", "clean_source"): CLEAN,
     ("tokenize/tokenizer_files.py", None): {"tokenizer", "tokenized_source", "mixture"},
-    ("tokenize/encoding.py", None): {"tokenized_source", "mixture"},
-    ("tokenize/tokenize_job.py", None): {"tokenized_source", "mixture"},
+    # the tokenizer trains on the documents tokenize_job reads (it was missing from the hand-listed version)
+    ("tokenize/encoding.py", None): {"tokenizer", "tokenized_source", "mixture"},
+    ("tokenize/tokenize_job.py", None): {"tokenizer", "tokenized_source", "mixture"},
     ("tokenize/mixture_plan.py", None): {"mixture"},
     ("tokenize/mixture_build.py", None): {"mixture"},
     ("train/maxtext_entry.py", None): RUNS_TRAINER,
     ("train/run_result.py", None): RUNS_TRAINER,
     ("train/eval_set_texts.py", None): RUNS_TRAINER,  # how eval sets are tokenized decides their bpb
     ("train/maxtext_config.py", None): RUNS_TRAINER,
-    # active parameters (N) of the suite's fits come from preflight; the external table's fits do not
-    ("train/preflight.py", None): {*RUNS_TRAINER, "scaling_plan", "isoflop_fit", "parametric_fit"},
+    # active parameters (N) of the suite's runs come from preflight (scaling.suite): what reads the suite's
+    # runs (fits, predictions, evaluations of its checkpoints) goes stale; the external table's fits do not
+    ("train/preflight.py", None): {*RUNS_TRAINER, "scaling_plan", "isoflop_fit", "parametric_fit",
+                                   "scaling_predictions", "heldout_prediction", "scaling_downstream_eval",
+                                   "heldout_downstream_eval"},
     # Fitters version the fits only: editing one never retrains a run (scaling_run, heldout_run).
     ("scaling/parametric.py", None): FITS,
-    # Unrelated to any output: wiring, launch orchestration, governance, the sensor's fingerprint.
+    # Unrelated to any output: wiring, launch orchestration, governance.
     ("data/clean_assets.py", "table_rows"): set(),
     ("train/local_launcher.py", "set_aside"): set(),
     ("train/assets.py", "run_spec_version"): set(),
     ("governance/audit.py", None): {"audit_report"},
-    ("data/watch.py", None): set(),
+    # raw_corpus records the fingerprint the sensor compares with: a new fingerprint format re-records it
+    ("data/watch.py", None): {"raw_corpus"},
 }
 RECIPE_EDITS = {
     # One run's entry changes: that run's partitions only, not the other runs in the file.

@@ -2,8 +2,9 @@
 
 The rule: an asset's code version = its recipe section + the source of every package module in
 the static import closure (core.import_graph) of the module(s) that *compute* it: the pure
-functions or the job the asset calls (e.g. `cleaning_job` for cleaned_documents), not the Dagster
-wiring file that declares it. Wiring (decorators, metadata, descriptions, partitions) does not
+functions or the job the asset calls (e.g. `cleaned_output` for cleaned_documents), not the Dagster
+wiring file that declares it. Those modules are read from the asset's compute function itself
+(core.code_roots, applied by `versioned` over `@dg.asset`), so none is named twice. Wiring (decorators, metadata, descriptions, partitions) does not
 change what an asset computes, and hashing it would make every edit of an assets file stale every
 asset in it. A helper the wiring calls to compute the output therefore belongs in a pure module,
 where it is versioned (the layering test keeps pure modules free of Dagster and of wiring).
@@ -23,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from marin_assets.core import import_graph, locked_packages
+from marin_assets.core import code_roots, import_graph, locked_packages
 from marin_assets.core.hashing import canonical_json, sha256_bytes
 
 
@@ -85,3 +86,23 @@ def code_version(recipe_section: Any, *computing: ModuleType | str,
     version = sha256_bytes("\n".join(parts).encode())[:16]
     _COVERED[version] = tuple(modules)
     return version
+
+
+def versioned(recipe_section: Any):
+    """Decorator over `@dg.asset`: the asset's code version from recipe_section and the modules its
+    compute function calls (core.code_roots), so no module list sits beside the asset.
+
+        @versioned(recipe.model_dump(mode="json"))
+        @dg.asset(...)
+        def cleaned_documents(...): ...
+    """
+    def apply(assets_def):
+        compute = assets_def.op.compute_fn.decorated_fn
+        roots = code_roots.compute_roots(compute)
+        if not roots:
+            raise ValueError(f"{compute.__qualname__} calls no {import_graph.PACKAGE} module outside Dagster "
+                             "wiring: move what computes the asset into a pure module")
+        version = code_version(recipe_section, *roots)
+        return assets_def.map_asset_specs(lambda spec: spec.replace_attributes(code_version=version))
+
+    return apply

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pandas as pd
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
-from marin_assets.data import cleaned_output, file_errors
+from marin_assets.core.code_versions import versioned
+from marin_assets.data import file_errors
 from marin_assets.data.cleaned_output import READER_COUNTS_NAME, STATS_NAME, TABLES, planned_job, read_cleaned
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean_source_gate import dedup_peers
@@ -34,8 +34,6 @@ from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
-# The job and everything it imports: readers, formats, extraction, language, filters, dedup.
-CODE_VERSION = code_version(load_cleaning_recipe().model_dump(mode="json"), cleaned_output)
 EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
 # scope global: every source's raw corpus feeds every partition's dedup
 RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitionMapping()}[
@@ -43,10 +41,10 @@ RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitio
 ]
 
 
+@versioned(load_cleaning_recipe().model_dump(mode="json"))
 @dg.asset(
     partitions_def=SOURCE_PARTITIONS,
     group_name="data",
-    code_version=CODE_VERSION,
     kinds={"spark", "parquet"},
     deps=[
         dg.AssetDep(raw_corpus, partition_mapping=RAW_MAPPING),
@@ -78,7 +76,6 @@ def cleaned_documents(
             context,
             staged,
             recipe=recipe,
-            code_version=CODE_VERSION,
             stats=stats,
             extra_metadata={"rejected_by_rule": metadata_table(rule_rows(stats)), **per_code, **repaired,
                             "file_errors": _file_errors_table(stats["file_errors"]),

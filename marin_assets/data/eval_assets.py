@@ -7,21 +7,19 @@ changed eval set makes every source's cleaned table stale, and the index is neve
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
-from marin_assets.data import decontaminate, eval_index, eval_sets
+from marin_assets.core.code_versions import versioned
+from marin_assets.data import eval_index
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.eval_sets import file_checksum, load_eval_sets
 from marin_assets.data.partitions import EVAL_SET_PARTITIONS
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
-CODE_VERSION = code_version(load_cleaning_recipe().decontamination.ngram, decontaminate, eval_index, eval_sets)
 
-
+@versioned(load_cleaning_recipe().decontamination.ngram)
 @dg.asset(
     partitions_def=EVAL_SET_PARTITIONS,
     group_name="data",
-    code_version=CODE_VERSION,
     kinds={"python", "parquet"},
     description="One registered eval set: normalised items and the hashed n-gram index decontamination uses, and "
                 "its raw text, on which every training and scaling run reports loss and bits per byte.",
@@ -41,7 +39,6 @@ def eval_set(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.
             context,
             staged,
             recipe=spec,
-            code_version=CODE_VERSION,
             stats={k: summary[k] for k in ("items", "ngrams", "ngram")},
             extra_metadata={"license": spec.license, "items_too_short": dg.MetadataValue.json(summary["items_too_short"])},
             sources=[],

@@ -41,11 +41,15 @@ def _default_extractors() -> dict[str, ExtractorSpec]:
         "article_or_trafilatura": ExtractorSpec(
             kind="fallback", options={"primary": "article", "fallback": "trafilatura", "min_chars": 200}
         ),
+        "docs_or_trafilatura": ExtractorSpec(
+            kind="fallback", options={"primary": "docs", "fallback": "trafilatura", "min_chars": 200}
+        ),
+        "auto": ExtractorSpec(kind="auto", options={"docs": "docs_or_trafilatura", "web": "article_or_trafilatura"}),
     }
 
 
 class ExtractionSettings(Recipe):
-    default: str = Field(default="article_or_trafilatura", description="extractor for sources not listed")
+    default: str = Field(default="auto", description="extractor for sources not listed (auto: chosen per page)")
     sources: dict[str, str] = Field(default_factory=dict, description="source name -> extractor name")
     timeout_seconds: float | None = Field(
         default=5.0, gt=0,

@@ -7,7 +7,7 @@ same bytes); cleaned_documents scores every document with it.
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import sha256_bytes
 from marin_assets.data import quality_classifier as qc
 from marin_assets.data import reference_texts
@@ -21,12 +21,11 @@ from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
 METRICS_NAME = "metrics.json"
-CODE_VERSION = code_version(qc.load_quality_classifier_recipe().model_dump(mode="json"), qc, reference_texts)
 
 
+@versioned(qc.load_quality_classifier_recipe().model_dump(mode="json"))
 @dg.asset(
     group_name="data",
-    code_version=CODE_VERSION,
     kinds={"python"},
     deps=[raw_corpus],
     description="DCLM-style fastText quality classifier from recipe-declared positive / negative sources.",
@@ -64,7 +63,6 @@ def quality_classifier(context: dg.AssetExecutionContext, storage: StorageResour
             context,
             staged,
             recipe=recipe,
-            code_version=CODE_VERSION,
             stats={**metrics, "train": len(examples.train), "model_bytes": len(model_bytes)},
             output_hash=digest,
             extra_metadata={

@@ -9,9 +9,8 @@ everything downstream.
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
-from marin_assets.data import compliance as compliance_rules
 from marin_assets.data import source_files as file_listing
 from marin_assets.data import watch
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
@@ -27,8 +26,6 @@ from marin_assets.resources.stage_job_names import STAGE_JOB_TAG, run_tags
 from marin_assets.resources.storage import StorageResource
 
 # The registry entry of each source is recorded per materialization (manifest recipe), not here:
-# editing one source's entry must not make every source's raw_corpus look changed.
-CODE_VERSION = code_version("raw_corpus", compliance_rules, file_listing)
 FINGERPRINT_KEY = "source_fingerprint"  # raw_corpus metadata: the file listing it ingested (watch.py)
 CLEANED_KEY = dg.AssetKey("cleaned_documents")
 
@@ -46,11 +43,11 @@ def source_files(context) -> dg.DataVersionsByPartition:
     )
 
 
+@versioned("raw_corpus")
 @dg.asset(
     partitions_def=SOURCE_PARTITIONS,
     deps=[source_files],
     group_name="data",
-    code_version=CODE_VERSION,
     kinds={"python"},
     description="Inventory of one raw source (files, sha256, license verdict); data version = hash of its files.",
 )
@@ -69,7 +66,6 @@ def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> d
             context,
             staged,
             recipe=spec,
-            code_version=CODE_VERSION,
             stats={"files": len(inventory["files"]), "bytes": sum(f["size"] for f in inventory["files"])},
             output_hash=inventory["content_hash"],
             extra_metadata={"license": spec.license, "compliance_cleared": verdict.cleared,

@@ -10,7 +10,7 @@ import dagster as dg
 import pyarrow.parquet as pq
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.data import report, report_plots
 from marin_assets.data.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.partitions import SOURCE_PARTITIONS
@@ -18,7 +18,6 @@ from marin_assets.resources.metadata_tables import counts_table, metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 
-CODE_VERSION = code_version(load_cleaning_recipe().dedup.model_dump(mode="json"), report, report_plots)
 COLUMNS = {"documents": ["id", "text", "metadata", "quality_score"], "rejected": ["id", "text", "metadata", "reason"]}
 
 
@@ -40,10 +39,10 @@ def length_rows(histogram: dict[str, list[dict]]) -> list[dict]:
              "rejected": rejected[i]["documents"] if rejected else 0} for i, b in enumerate(bins)]
 
 
+@versioned(load_cleaning_recipe().dedup.model_dump(mode="json"))
 @dg.asset(
     partitions_def=SOURCE_PARTITIONS,
     group_name="data",
-    code_version=CODE_VERSION,
     kinds={"python"},
     deps=[dg.AssetDep("cleaned_documents", partition_mapping=dg.IdentityPartitionMapping())],
     description="Per-source data report: funnel plot, length / language histograms, rejections, duplicates, PII.",
@@ -67,7 +66,6 @@ def data_report(context: dg.AssetExecutionContext, storage: StorageResource) -> 
             context,
             staged,
             recipe=load_cleaning_recipe().dedup,
-            code_version=CODE_VERSION,
             stats={**{k: built[k] for k in ("records_in", "kept", "rejected", "quarantined")},
                    "kept_share": round(built["kept"] / built["records_in"], 3) if built["records_in"] else 0.0},
             # the headline numbers (stats), then a plot legible where it is shown (text bars, inline),

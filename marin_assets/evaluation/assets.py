@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import dagster as dg
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
 from marin_assets.evaluation import evaluate_run, report
@@ -30,7 +30,6 @@ from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
 GROUP = "evaluation"
 RUN, TASK_SET = "run", "task_set"
 RESULT_FILE, PLOT_FILE = "result.json", "accuracy.png"
-EVAL_VERSION = code_version(None, evaluate_run, report)
 
 
 def task_set_source(registry: TaskSetsRegistry) -> dg.SourceAsset:
@@ -117,7 +116,8 @@ def build_eval_asset(name: str, registry: TaskSetsRegistry, task_sets: dg.Source
         run_dep = dg.AssetDep(run_asset, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(RUN))
         spec_dep_mapping = dg.MultiToSingleDimensionPartitionMapping(TASK_SET)
 
-    @dg.asset(name=name, partitions_def=partitions, group_name=GROUP, code_version=EVAL_VERSION, kinds={"python"},
+    @versioned(None)
+    @dg.asset(name=name, partitions_def=partitions, group_name=GROUP, kinds={"python"},
               deps=[run_dep, dg.AssetDep(task_sets, partition_mapping=spec_dep_mapping)],
               metadata={LOCAL_PARTITIONS_METADATA: local_partitions(registry, run_keys, local_runs)},
               description=description)
@@ -142,7 +142,7 @@ def build_eval_asset(name: str, registry: TaskSetsRegistry, task_sets: dg.Source
             png = report.accuracy_plot_png(summary, f"{summary['run']} on {task_set}")
             staged.storage.fs.pipe_file(staged.join(PLOT_FILE), png)
             return record_output(
-                context, staged, recipe=spec, code_version=EVAL_VERSION,
+                context, staged, recipe=spec,
                 output_hash=hash_json({k: summary[k] for k in ("overall", "categories", "tasks", "checkpoint_step")}),
                 stats={"acc": summary["overall"]["acc"], "items": summary["overall"]["items"],
                        "license": spec.license, "compliance": verdict.summary()},

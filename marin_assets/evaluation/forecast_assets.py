@@ -10,7 +10,7 @@ of the held-out run against that forecast (error, inside the interval or not).
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
 from marin_assets.evaluation import downstream_forecast
@@ -42,11 +42,11 @@ def suite_points(st: Storage, suite: str, run_keys: list[str], task_set: str, me
 def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsRegistry, suite_eval: str,
                           heldout_eval: str) -> list[dg.AssetsDefinition]:
     partitions = dg.StaticPartitionsDefinition(registry.names)
-    version = code_version({"metrics": METRICS}, downstream_forecast)
     forecast_parts = lambda ts: (layout.EVALUATION, suite, "forecast", ts)
     heldout_eval_parts = lambda ts: (layout.EVALUATION, suite, "heldout", ts)
 
-    @dg.asset(name="downstream_forecast", partitions_def=partitions, group_name=GROUP, code_version=version,
+    @versioned({"metrics": METRICS})
+    @dg.asset(name="downstream_forecast", partitions_def=partitions, group_name=GROUP,
               kinds={"python"}, deps=[dg.AssetDep(suite_eval), dg.AssetDep("heldout_prediction")],
               description=f"The {suite} held-out run's downstream metrics forecast in two steps (compute -> loss "
                           "-> metric, OLMo-ladder sigmoid, bootstrap interval), before it trains.")
@@ -67,11 +67,12 @@ def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsReg
             staged.write_json({"task_set": task_set, "heldout": loss.get("run"), "forecasts": forecasts}, FORECAST_FILE)
             acc = forecasts["acc"]
             return record_output(
-                context, staged, recipe={"suite": suite, "task_set": task_set}, code_version=version,
+                context, staged, recipe={"suite": suite, "task_set": task_set},
                 output_hash=hash_json(forecasts), stats={"predicted_acc": acc["prediction"], "runs": len(acc["runs"])},
                 extra_metadata={"acc_interval": dg.MetadataValue.text(str(acc["interval"]))})
 
-    @dg.asset(name="heldout_downstream_check", partitions_def=partitions, group_name=GROUP, code_version=version,
+    @versioned({"metrics": METRICS})
+    @dg.asset(name="heldout_downstream_check", partitions_def=partitions, group_name=GROUP,
               kinds={"python"}, deps=[downstream_forecast_asset, dg.AssetDep(heldout_eval)],
               description=f"The {suite} held-out run's measured downstream metrics against their forecast.")
     def heldout_downstream_check(context: dg.AssetExecutionContext, storage: StorageResource):
@@ -84,7 +85,7 @@ def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsReg
         with st.atomic_dir(layout.EVALUATION, suite, "heldout_check", task_set) as staged:
             staged.write_json(checks, CHECK_FILE)
             return record_output(
-                context, staged, recipe={"suite": suite, "task_set": task_set}, code_version=version,
+                context, staged, recipe={"suite": suite, "task_set": task_set},
                 output_hash=hash_json(checks),
                 stats={f"{m}_{k}": v for m, c in checks.items() for k, v in c.items()})
 

@@ -8,9 +8,8 @@ import dagster as dg
 from pydantic import Field
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
-from marin_assets.governance import audit, failure_catalog as catalog
 from marin_assets.governance.audit import build_audit, locate_run_output, render_audit_markdown, write_audit
 from marin_assets.governance.failure_catalog import (
     CATALOG_DIR,
@@ -26,8 +25,6 @@ TRAINING_RUN = dg.AssetKey("training_run")
 # Everything that trains weights: each materialized partition gets an audit.
 TRAINED = (TRAINING_RUN, dg.AssetKey("scaling_run"), dg.AssetKey("heldout_run"))
 TABLE_ROWS = 50
-AUDIT_VERSION = code_version("audit_report", audit)
-CATALOG_VERSION = code_version("failure_catalog", catalog)
 
 
 class AuditConfig(dg.Config):
@@ -63,10 +60,10 @@ def checkpoint_uris(instance: dg.DagsterInstance, runs: list[str]) -> dict[str, 
     return {name: outputs.get(name, (TRAINING_RUN, name, None))[2] for name in (runs or sorted(outputs))}
 
 
+@versioned("audit_report")
 @dg.asset(
     group_name="governance",
     deps=list(TRAINED),
-    code_version=AUDIT_VERSION,
     kinds={"markdown"},
     description="For each trained output (training, scaling and held-out runs): the chain of outputs down to the "
     "raw sources, with licenses, checksums, recipes and hashes (governance/audit/<run>.md and .json)",
@@ -86,7 +83,7 @@ def audit_report(context: dg.AssetExecutionContext, config: AuditConfig, storage
     with store.atomic_dir(layout.GOVERNANCE, "audit_index") as staged:
         staged.write_json(written, "index.json")  # the manifest beside it records code and inputs
         return record_output(
-            context, staged, recipe=config.model_dump(), code_version=AUDIT_VERSION, output_hash=hash_json(stable),
+            context, staged, recipe=config.model_dump(), output_hash=hash_json(stable),
             stats={"runs": ", ".join(r["run"] for r in reports) or "none", "problems": problems,
                    "all_clear": problems == 0},
             extra_metadata={"audit_dir": dg.MetadataValue.path(store.uri(layout.GOVERNANCE, "audit")),
@@ -99,9 +96,9 @@ _TABLE_SCHEMA = dg.TableSchema(
 )
 
 
+@versioned("failure_catalog")
 @dg.asset(
     group_name="governance",
-    code_version=CATALOG_VERSION,
     kinds={"json"},
     description="Every failed run recorded by failure_catalog_sensor (governance/failure_catalog/<run_id>.json); "
     "search it with `marin failures search TEXT`",
@@ -113,7 +110,7 @@ def failure_catalog(context: dg.AssetExecutionContext, storage: StorageResource)
     with store.atomic_dir(layout.GOVERNANCE, "failure_catalog_index") as staged:
         staged.write_json(summary_rows(records), "index.json")
         return record_output(
-            context, staged, recipe={"table_rows": TABLE_ROWS}, code_version=CATALOG_VERSION,
+            context, staged, recipe={"table_rows": TABLE_ROWS},
             output_hash=catalog_version(records), stats={"failures": len(records)}, sources=[],
             extra_metadata={
                 "catalog_dir": dg.MetadataValue.path(store.uri(layout.GOVERNANCE, CATALOG_DIR)),

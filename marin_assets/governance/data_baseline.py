@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from marin_assets.core import layout
 from marin_assets.core.recipes import recipes_dir
 from marin_assets.core.storage import Storage
 from marin_assets.data.cleaned_output import STATS_NAME
+from marin_assets.tokenize.mixture_build import SPLITS
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE
 
 DATA_BASELINES_DIR = "data/baselines"
@@ -39,6 +41,7 @@ GROUPS: dict[str, tuple[str, float]] = {
     "records_in": ("relative", 0.25),
     "tokens_share": ("absolute", 0.05),    # a source's share of the mixture's train tokens
     "tokens_per_document": ("relative", 0.25),
+    "document_tokens": ("relative", 0.25),  # quantiles of tokens per train document: all, and per source
     "train_tokens": ("relative", 0.25),
 }
 
@@ -55,22 +58,34 @@ def source_statistics(stats: dict, lengths: list[int], languages: list[str]) -> 
         out[f"share:{outcome}"] = stats.get(outcome, 0) / records
     for rule, n in stats.get("rejected_by_rule", {}).items():
         out[f"rejected_share:{rule}"] = n / records
-    if lengths:
-        for q, value in zip(QUANTILES, np.quantile(np.asarray(lengths, dtype=float), QUANTILES)):
-            out[f"length_chars:p{round(q * 100)}"] = float(value)
+    out |= _quantiles("length_chars", lengths)
     for language, n in Counter(languages).items():
         out[f"language_share:{language}"] = n / max(len(languages), 1)
     return {name: round(value, 6) for name, value in sorted(out.items())}
 
 
-def mixture_statistics(sources: dict[str, dict]) -> dict[str, float]:
-    """A mixture's statistics from its manifest's `sources` (train tokens and documents per source)."""
+def _quantiles(prefix: str, values) -> dict[str, float]:
+    values = np.asarray(values, dtype=float)
+    if not values.size:
+        return {}
+    return {f"{prefix}:p{round(q * 100)}": float(v) for q, v in zip(QUANTILES, np.quantile(values, QUANTILES))}
+
+
+def mixture_statistics(sources: dict[str, dict], document_tokens: dict[str, np.ndarray] | None = None
+                       ) -> dict[str, float]:
+    """A mixture's statistics from its manifest's `sources` (train tokens and documents per source) and
+    the token counts of its train documents per source (quantiles: all documents, and each source's)."""
     total = sum(int(s["train_tokens"]) for s in sources.values())
     out: dict[str, float] = {"train_tokens": float(total)}
     for name, info in sources.items():
         out[f"tokens_share:{name}"] = int(info["train_tokens"]) / max(total, 1)
         if info.get("train_documents"):
             out[f"tokens_per_document:{name}"] = int(info["train_tokens"]) / int(info["train_documents"])
+    lengths = document_tokens or {}
+    if lengths:
+        out |= _quantiles("document_tokens", np.concatenate(list(lengths.values())))
+    for name, values in lengths.items():
+        out |= _quantiles(f"document_tokens:{name}", values)
     return {name: round(value, 6) for name, value in sorted(out.items())}
 
 
@@ -90,10 +105,27 @@ def cleaned_source_statistics(storage: Storage, source: str) -> dict[str, float]
     return source_statistics(stats, lengths, languages)
 
 
+def mixture_document_tokens(storage: Storage, mixture: str) -> dict[str, np.ndarray]:
+    """Tokens per train document of mixtures/<mixture>/train/*.parquet, by source (repeats included:
+    the documents as training sees them)."""
+    found: dict[str, list[np.ndarray]] = {}
+    for rel in storage.list_files(layout.MIXTURES, mixture):
+        if not (rel.startswith(f"{SPLITS[0]}/") and rel.endswith(".parquet")):
+            continue
+        with storage.fs.open(storage.committed_uri(layout.MIXTURES, mixture, rel), "rb") as f:
+            table = pq.read_table(f, columns=["source", "tokens"])
+        lengths = pc.list_value_length(table.column("tokens")).to_numpy(zero_copy_only=False)
+        sources = np.asarray(table.column("source").to_pylist(), dtype=object)
+        for source in sorted(set(sources)):
+            found.setdefault(source, []).append(lengths[sources == source])
+    return {source: np.concatenate(parts) for source, parts in sorted(found.items())}
+
+
 def mixture_manifest_statistics(storage: Storage, mixture: str) -> dict[str, float]:
-    """Statistics of mixtures/<mixture>: train tokens per source and per document."""
+    """Statistics of mixtures/<mixture>: train tokens per source and per document, token-count quantiles."""
     storage.require_committed(layout.MIXTURES, mixture)
-    return mixture_statistics(storage.read_json(layout.MIXTURES, mixture, MIXTURE_FILE)["sources"])
+    manifest = storage.read_json(layout.MIXTURES, mixture, MIXTURE_FILE)
+    return mixture_statistics(manifest["sources"], mixture_document_tokens(storage, mixture))
 
 
 def group_of(statistic: str) -> str:

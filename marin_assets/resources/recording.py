@@ -106,7 +106,7 @@ def record_output(
     staged: StagedOutput,
     *,
     recipe: Any,
-    code_version: str,
+    code_version: str | None = None,
     stats: dict | None = None,
     extra_metadata: dict[str, Any] | None = None,
     output_hash: str | None = None,
@@ -118,6 +118,7 @@ def record_output(
 ) -> dg.MaterializeResult:
     """Hash the staged output, write its provenance manifest beside it, return the result.
 
+    `code_version` defaults to the asset's own (its definition's spec).
     `output_hash` overrides the file hash where file bytes are not reproducible (checkpoints).
     `sources` names the raw sources this output derives from: their licenses and compliance
     verdicts are recorded in the manifest and shown as `licenses` / `data_use` metadata. By
@@ -126,6 +127,8 @@ def record_output(
     `extra_inputs` ("label" -> (data version, output URI)) adds inputs Dagster does not pass in
     (a run's init weights: another partition of training_run), so the audit walks on through them.
     """
+    if code_version is None:  # the version Dagster records for this asset (core.code_versions.versioned)
+        code_version = context.assets_def.specs_by_key[context.asset_key].code_version
     digest = output_hash or staged.content_hash()
     versions, uris = input_records(context)
     for label, (version, uri) in (extra_inputs or {}).items():

@@ -11,10 +11,10 @@ Training is never launched automatically: only the cheap fits carry an automatio
 
 import dagster as dg
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.scaling import results, run_results, suite, suite_observations
+from marin_assets.scaling import result_paths, suite_observations
 from marin_assets.scaling.comparison_assets import build_comparison_asset
 from marin_assets.scaling.fit_assets import build_fit_assets
 from marin_assets.scaling.fit_metric import downstream_selector
@@ -23,7 +23,6 @@ from marin_assets.scaling.hf_export_assets import build_scaling_hf_export
 from marin_assets.scaling.profile_assets import build_profile_assets, require_planned_within_budget
 from marin_assets.scaling.outputs import GROUP, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, suite_runs, target_budgets
-from marin_assets.train import bits_per_byte, domain_eval, eval_set_texts, maxtext_entry, run_folder, run_result
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET
 
 TRAINING_FIELDS = ("mixture", "seq_len", "global_batch_size", "optimizer", "vocab_size", "eval_steps")
@@ -45,20 +44,18 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     partitions = dg.StaticPartitionsDefinition([r.key for r in runs])
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping({recipe.mixture: list(by_key)}))
     training_section = recipe.model_dump(mode="json", include=set(TRAINING_FIELDS))
-    # The run's own code (what it trains and writes), never the fitters: editing a fit must not retrain runs.
-    run_version = code_version(training_section, suite, run_results, maxtext_entry, run_result, run_folder,
-                               bits_per_byte, domain_eval, eval_set_texts)
 
+    @versioned(training_section)
     @dg.asset(name="scaling_run", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep, EVAL_SETS_DEP],
-              code_version=run_version, kinds={"maxtext"}, pool="training",
+              kinds={"maxtext"}, pool="training",
               description=f"One run of the {name} suite (partition = C<budget>__<size>): trains D = C/(6N) tokens.")
     def scaling_run(
         context: dg.AssetExecutionContext, storage: StorageResource, tpu_launcher: TpuPodLauncher
     ) -> dg.MaterializeResult:
         run = by_key[context.partition_key]
         require_planned_within_budget(storage.storage, recipe)  # a budgeted suite trains only within its plan
-        parts = results.run_parts(name, run.key)
-        return train_and_record(context, storage.storage, recipe, run, parts, run_version, tpu_launcher)
+        parts = result_paths.run_parts(name, run.key)
+        return train_and_record(context, storage.storage, recipe, run, parts, tpu_launcher)
 
     all_runs = dg.AssetDep(scaling_run, partition_mapping=dg.AllPartitionMapping())
     fits = build_fit_assets(
@@ -70,5 +67,5 @@ def build_scaling_assets(recipe: ScalingRecipe) -> list[dg.AssetsDefinition]:
     if recipe.compare_with:
         assets.append(build_comparison_asset(recipe, all_runs))
     if held is not None:
-        assets += build_heldout_assets(recipe, held, fits[1], run_version)
+        assets += build_heldout_assets(recipe, held, fits[1], training_section)
     return assets

@@ -13,7 +13,7 @@ import pandas as pd
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.storage import StorageResource
 
-from marin_assets.scaling import results, validation
+from marin_assets.scaling import result_paths, validation
 from marin_assets.scaling.heldout import PREDICTION_FILE, heldout_run_parts, prediction_mismatch, prediction_parts
 from marin_assets.scaling.observations import metric_value
 from marin_assets.scaling.suite_observations import attach_downstream
@@ -65,7 +65,7 @@ def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None =
     par_key = dg.AssetKey([*(key_prefix or []), "parametric_fit"])
 
     def read(kind: str, st) -> dict:
-        return st.read_json(*results.output_parts(name, "fits", kind), f"{kind}.json")
+        return st.read_json(*result_paths.output_parts(name, "fits", kind), f"{kind}.json")
 
     @dg.asset_check(asset=iso_key, name="isoflop_minima_bracketed",
                     description="Every budget has >= 3 runs and a bracketed, convex minimum.")
@@ -136,7 +136,7 @@ def build_scaling_checks(recipe: ScalingRecipe) -> list[dg.AssetChecksDefinition
     def heldout_prediction_error(storage: StorageResource) -> dg.AssetCheckResult:
         st = storage.storage
         prediction = st.read_json(*prediction_parts(name), PREDICTION_FILE)
-        observed = st.read_json(*heldout_run_parts(name), results.RESULT_FILE)
+        observed = st.read_json(*heldout_run_parts(name), result_paths.RESULT_FILE)
         preregistered = prediction["registered_at"] < observed["started_at"]
         # The same metric the fit (and so the prediction) used, read as the fit reads it.
         metric = recipe.fit.metric

@@ -6,11 +6,11 @@ the other suite's runs with its own fit settings. Built only for a recipe with `
 
 import dagster as dg
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.scaling import comparison, laws, parametric, results, suite_observations, validation
+from marin_assets.scaling import comparison, parametric, result_paths, suite_observations, validation
 from marin_assets.scaling.outputs import GROUP, png_metadata, write_png
 from marin_assets.scaling.suite import ScalingRecipe, load_scaling_recipe, suite_runs
 
@@ -18,9 +18,9 @@ from marin_assets.scaling.suite import ScalingRecipe, load_scaling_recipe, suite
 def build_comparison_asset(recipe: ScalingRecipe, runs_dep) -> dg.AssetsDefinition:
     other = load_scaling_recipe(recipe.compare_with)
     section = {"suite": recipe.name, "compare_with": other.model_dump(mode="json"), "fit": recipe.fit.model_dump(mode="json")}
-    version = code_version(section, comparison, results, suite_observations, parametric, validation, *laws.source_modules())
 
-    @dg.asset(name="scaling_comparison", group_name=GROUP, deps=[runs_dep], code_version=version, kinds={"scipy"},
+    @versioned(section)
+    @dg.asset(name="scaling_comparison", group_name=GROUP, deps=[runs_dep], kinds={"scipy"},
               description=f"{recipe.name} against {other.name} at equal training compute: best loss per budget and "
                           "the effective parameter multiplier (N_eff of the other suite's law / N active).")
     def scaling_comparison(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
@@ -36,13 +36,13 @@ def build_comparison_asset(recipe: ScalingRecipe, runs_dep) -> dg.AssetsDefiniti
         report = comparison.compare(base_obs.table, obs.table, base_law)
         report.update({"suite": recipe.name, "compared_with": other.name,
                        "missing": {other.name: base_missing, recipe.name: missing}})
-        with st.atomic_dir(*results.output_parts(recipe.name, "comparison")) as staged:
+        with st.atomic_dir(*result_paths.output_parts(recipe.name, "comparison")) as staged:
             staged.write_json(report, "comparison.json")
             png = comparison.comparison_plot_png(base_obs.table, obs.table, f"{recipe.name} vs {other.name}")
             path = write_png(staged, "loss_vs_compute.png", png)
             multiplier = report["effective_parameter_multiplier"]
             return record_output(
-                context, staged, recipe=recipe, code_version=version,
+                context, staged, recipe=recipe,
                 stats={"effective_parameter_multiplier": multiplier if multiplier is not None else "none",
                        "n_runs": len(obs.table), "n_runs_compared_with": len(base_obs.table)},
                 extra_metadata={

@@ -5,7 +5,7 @@ assets (fit_assets.py) then fit them under the asset key prefix <suite name>/, w
 
 import dagster as dg
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
@@ -32,9 +32,9 @@ def build_external_assets(recipe: ExternalSuiteRecipe) -> list[dg.AssetsDefiniti
     name = recipe.name
     prefix = [name]
     section = recipe.model_dump(mode="json", exclude={"fit", "target_multipliers"})
-    version = code_version(section, external, observations)
 
-    @dg.asset(name="external_runs", key_prefix=prefix, group_name=GROUP, code_version=version, kinds={"pandas"},
+    @versioned(section)
+    @dg.asset(name="external_runs", key_prefix=prefix, group_name=GROUP, kinds={"pandas"},
               description=f"Runs trained elsewhere ({recipe.citation}), read from {recipe.table}; fitted, not trained.")
     def external_runs(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
@@ -48,7 +48,7 @@ def build_external_assets(recipe: ExternalSuiteRecipe) -> list[dg.AssetsDefiniti
             staged.write_json({"suite": name, "citation": recipe.citation, "table": recipe.table, "sha256": digest,
                                "C_definition": c_definition, "C_warnings": c_warnings, "runs": rows}, RUNS_FILE)
             return record_output(
-                context, staged, recipe=section, code_version=version, output_hash=hash_json({"sha256": digest,
+                context, staged, recipe=section, output_hash=hash_json({"sha256": digest,
                                                                                               "runs": rows}),
                 stats={"n_rows": len(rows), "n_usable": len(obs.table), "n_excluded": len(obs.excluded),
                        "table_sha256": digest, "citation": recipe.citation, "C_definition": c_definition,

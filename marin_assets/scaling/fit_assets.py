@@ -13,12 +13,12 @@ from types import ModuleType
 import dagster as dg
 import pandas as pd
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.line_preview import preview_key
 from marin_assets.resources.metadata_tables import metadata_table, round_sig
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.scaling import bootstrap, isoflop, laws, observations, parametric, plots, results, validation
+from marin_assets.scaling import observations, plots, result_paths, results
 from marin_assets.scaling.isoflop import IsoflopFit
 from marin_assets.scaling.outputs import FIT_AUTOMATION, GROUP, bootstrap_laws, png_metadata, write_png
 from marin_assets.scaling.fit_settings import FLOPS_MODEL, FitSettings
@@ -36,13 +36,10 @@ def build_fit_assets(
     """`reader`: the pure module whose code `observations_of` runs (part of the fits' versions); `extra_deps`:
     more upstream assets the fitted metric comes from (the suite's downstream evaluation)."""
     fit_section = fit.model_dump(mode="json")
-    isoflop_version = code_version(fit_section, reader, observations, isoflop, validation, results, plots)
-    parametric_version = code_version(fit_section, reader, observations, parametric, bootstrap, validation, results,
-                                      plots, *laws.source_modules())
-    predictions_version = code_version({**fit_section, "targets": targets_section}, results, plots)
     prefix = {"key_prefix": key_prefix} if key_prefix else {}
 
-    @dg.asset(name="isoflop_fit", group_name=GROUP, deps=[runs_dep, *extra_deps], code_version=isoflop_version,
+    @versioned(fit_section)
+    @dg.asset(name="isoflop_fit", group_name=GROUP, deps=[runs_dep, *extra_deps],
               automation_condition=FIT_AUTOMATION, kinds={"statsmodels"}, **prefix,
               description="Approach 2: per-budget parabola of loss vs ln N, minima N*(C), D*(C) and L*(C) laws, "
                           "leave-one-budget-out errors.")
@@ -51,13 +48,13 @@ def build_fit_assets(
         obs, missing = observations_of(st)
         fit_result, report = results.isoflop_report(obs, fit)
         loss_law = fit_result.loss_law
-        with st.atomic_dir(*results.output_parts(name, "fits", "isoflop")) as staged:
+        with st.atomic_dir(*result_paths.output_parts(name, "fits", "isoflop")) as staged:
             staged.write_json(report, "isoflop.json")
             obs.table.to_parquet(staged.join("runs.parquet"), index=False)
             fit_result.minima().to_parquet(staged.join("minima.parquet"), index=False)
             path = write_png(staged, "isoflop_curves.png", png := plots.isoflop_curves(obs.table, fit_result))
             return record_output(
-                context, staged, recipe=fit, code_version=isoflop_version,
+                context, staged, recipe=fit,
                 stats={"n_runs": len(obs.table), "n_excluded": len(obs.excluded), "n_missing": len(missing),
                        "usable_budgets": sum(b.usable for b in fit_result.budgets), "metric": fit.metric,
                        "loss_opt_law": f"L*(C) = {loss_law.E:.4g} + {loss_law.A:.4g} (C/{loss_law.C0:.3g})^-{loss_law.gamma:.4g}",
@@ -73,7 +70,8 @@ def build_fit_assets(
                 },
             )
 
-    @dg.asset(name="parametric_fit", group_name=GROUP, deps=[runs_dep, *extra_deps], code_version=parametric_version,
+    @versioned(fit_section)
+    @dg.asset(name="parametric_fit", group_name=GROUP, deps=[runs_dep, *extra_deps],
               automation_condition=FIT_AUTOMATION, kinds={"scipy"}, **prefix,
               description=f"Approach 3: the {fit.law} law L(N, D) (Huber-likelihood fit), bootstrap CIs, "
                           "leave-one-budget-out errors and the other registered forms compared.")
@@ -81,7 +79,7 @@ def build_fit_assets(
         st = storage.storage
         obs, missing = observations_of(st)
         fit_result, boot, report = results.parametric_report(obs, fit)
-        with st.atomic_dir(*results.output_parts(name, "fits", "parametric")) as staged:
+        with st.atomic_dir(*result_paths.output_parts(name, "fits", "parametric")) as staged:
             staged.write_json(report, "parametric.json")
             if boot is not None:
                 boot.samples.to_parquet(staged.join("bootstrap.parquet"), index=False)
@@ -89,7 +87,7 @@ def build_fit_assets(
             observed.to_parquet(staged.join("fit_vs_observed.parquet"), index=False)
             path = write_png(staged, "fit_vs_observed.png", png := plots.fit_vs_observed(obs.table, fit_result.law))
             return record_output(
-                context, staged, recipe=fit, code_version=parametric_version,
+                context, staged, recipe=fit,
                 stats={"n_runs": len(obs.table), "n_excluded": len(obs.excluded),
                        "n_missing": len(missing), "method": fit_result.method, "law": fit.law, "metric": fit.metric,
                        "aic": round_sig(report["aic"]) if report["aic"] is not None else "n/a (huber objective)",
@@ -109,13 +107,14 @@ def build_fit_assets(
                 },
             )
 
+    @versioned({**fit_section, "targets": targets_section})
     @dg.asset(name="scaling_predictions", group_name=GROUP, deps=[isoflop_fit, parametric_fit],
-              code_version=predictions_version, automation_condition=FIT_AUTOMATION, kinds={"python"}, **prefix,
+              automation_condition=FIT_AUTOMATION, kinds={"python"}, **prefix,
               description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest budget.")
     def scaling_predictions(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
-        par_parts = results.output_parts(name, "fits", "parametric")
-        iso_parts = results.output_parts(name, "fits", "isoflop")
+        par_parts = result_paths.output_parts(name, "fits", "parametric")
+        iso_parts = result_paths.output_parts(name, "fits", "isoflop")
         st.require_committed(*par_parts), st.require_committed(*iso_parts)
         report = st.read_json(*par_parts, "parametric.json")
         iso = st.read_json(*iso_parts, "isoflop.json")
@@ -123,13 +122,13 @@ def build_fit_assets(
         targets = targets_of(iso)
         table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level)
         png = plots.optimal_allocation(IsoflopFit.from_dict(iso), targets, law)
-        with st.atomic_dir(*results.output_parts(name, "predictions")) as staged:
+        with st.atomic_dir(*result_paths.output_parts(name, "predictions")) as staged:
             table.to_parquet(staged.join("predictions.parquet"), index=False)
             staged.write_json({"flops_model": FLOPS_MODEL, "law": report.get("law", "chinchilla"),
                                "targets": table.to_dict("records")}, "predictions.json")
             path = write_png(staged, "optimal_allocation.png", png)
             return record_output(
-                context, staged, recipe={"targets": targets, "fit": fit_section}, code_version=predictions_version,
+                context, staged, recipe={"targets": targets, "fit": fit_section},
                 # a typed table (4 significant figures, one column per field): a Markdown table clipped its columns
                 extra_metadata={"predictions": metadata_table(
                     [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}  # NaN: no value

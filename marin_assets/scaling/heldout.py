@@ -12,12 +12,12 @@ import datetime as dt
 
 import dagster as dg
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
-from marin_assets.scaling import bootstrap, results
+from marin_assets.scaling import bootstrap, result_paths, results
 from marin_assets.scaling.fit_metric import DEFAULT_METRIC
 from marin_assets.scaling.outputs import GROUP, bootstrap_laws, train_and_record
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun
@@ -31,11 +31,11 @@ class PreregistrationError(RuntimeError):
 
 
 def prediction_parts(suite: str) -> tuple[str, ...]:
-    return results.output_parts(suite, "heldout", "prediction")
+    return result_paths.output_parts(suite, "heldout", "prediction")
 
 
 def heldout_run_parts(suite: str) -> tuple[str, ...]:
-    return results.output_parts(suite, "heldout", "run")
+    return result_paths.output_parts(suite, "heldout", "run")
 
 
 def prediction_mismatch(prediction: dict, key: str, metric: str) -> str | None:
@@ -52,14 +52,14 @@ def _trained_heldout_key(st, suite: str) -> str | None:
     """Which held-out run the committed folder holds; a recipe may since have named another one."""
     if not st.is_committed(*heldout_run_parts(suite)):
         return None
-    return st.read_json(*heldout_run_parts(suite), results.RESULT_FILE).get("run")
+    return st.read_json(*heldout_run_parts(suite), result_paths.RESULT_FILE).get("run")
 
 
-def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, run_version: str):
+def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, training_section: dict):
     name = recipe.name
-    prediction_version = code_version({"heldout": held.describe(), "level": recipe.fit.level}, results, bootstrap)
 
-    @dg.asset(name="heldout_prediction", group_name=GROUP, deps=[parametric_fit], code_version=prediction_version,
+    @versioned({"heldout": held.describe(), "level": recipe.fit.level})
+    @dg.asset(name="heldout_prediction", group_name=GROUP, deps=[parametric_fit],
               kinds={"python"},
               description=f"Preregistered loss prediction for the held-out run {held.key}, made before it is trained.")
     def heldout_prediction(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
@@ -69,7 +69,7 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
                 f"the held-out run {held.key} is already trained ({st.uri(*heldout_run_parts(name))}); a prediction "
                 "made now would not be preregistered. Delete that folder (and retrain) to preregister again."
             )
-        fit_parts = results.output_parts(name, "fits", "parametric")
+        fit_parts = result_paths.output_parts(name, "fits", "parametric")
         st.require_committed(*fit_parts)
         report = st.read_json(*fit_parts, "parametric.json")
         law = results.law_from_report(report)
@@ -86,7 +86,7 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         with st.atomic_dir(*prediction_parts(name)) as staged:
             staged.write_json(prediction, PREDICTION_FILE)
             return record_output(
-                context, staged, recipe=held.describe(), code_version=prediction_version,
+                context, staged, recipe=held.describe(),
                 stats={"predicted_loss": predicted, "registered_at": prediction["registered_at"],
                        "parametric_fit_data_version": prediction["parametric_fit_data_version"]},
                 extra_metadata={"interval": dg.MetadataValue.text(f"{interval[0]:.4f} .. {interval[1]:.4f}")},
@@ -94,8 +94,8 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
 
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.SpecificPartitionsPartitionMapping([recipe.mixture]))
 
+    @versioned(training_section)  # the suite's runs' training section: trained like them
     @dg.asset(name="heldout_run", group_name=GROUP, deps=[heldout_prediction, mixture_dep, EVAL_SETS_DEP],
-              code_version=run_version,
               kinds={"maxtext"}, pool="training",
               description=f"The held-out run {held.key} (N={held.N:,}, D={held.D:,}); trains only when materialized.")
     def heldout_run(
@@ -109,6 +109,6 @@ def build_heldout_assets(recipe: ScalingRecipe, held: SuiteRun, parametric_fit, 
         if problem:
             raise PreregistrationError(f"heldout_run {held.key}: {problem}; materialize heldout_prediction again "
                                        "(before this run trains) to preregister it")
-        return train_and_record(context, st, recipe, held, heldout_run_parts(name), run_version, tpu_launcher)
+        return train_and_record(context, st, recipe, held, heldout_run_parts(name), tpu_launcher)
 
     return [heldout_prediction, heldout_run]

@@ -10,6 +10,7 @@ folder (`training/<suite>-<key>/hf/`) by the same code as the training stage's h
 import dagster as dg
 
 from marin_assets.core import layout
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.storage import Storage
 from marin_assets.resources.storage import StorageResource
 from marin_assets.scaling import results
@@ -45,18 +46,17 @@ def build_scaling_hf_export(suite: str, scaling_run: dg.AssetsDefinition, keys: 
     if not chosen:
         return []
     recipe = load_hf_export_recipe()
-    version = hf_export_run.export_version(recipe)
     partitions = dg.StaticPartitionsDefinition(chosen)
     run_dep = dg.AssetDep(scaling_run, partition_mapping=dg.StaticPartitionMapping({k: k for k in chosen}))
 
+    @versioned(recipe)
     @dg.asset(name="scaling_hf_export", partitions_def=partitions, group_name=GROUP, deps=[run_dep],
-              code_version=version, kinds={"huggingface"},
+              kinds={"huggingface"},
               description=f"Chosen runs of the {suite} suite in the Hugging Face layout (recipes/hf_export.yaml "
                           "scaling_runs); manifest names the checkpoint hash it came from.")
     def scaling_hf_export(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
-        return hf_export_run.export(context, st, scaling_run_source(st, suite, context.partition_key), recipe,
-                                    version)
+        return hf_export_run.export(context, st, scaling_run_source(st, suite, context.partition_key), recipe)
 
     @dg.asset_check(asset=scaling_hf_export, name="scaling_hf_logits_match", blocking=True,
                     partitions_def=partitions,

@@ -39,7 +39,7 @@ def write_png(staged, name: str, png: bytes) -> str:
 
 
 def train_and_record(
-    context, st: Storage, recipe: ScalingRecipe, run: SuiteRun, parts, version: str, tpu_launcher=None
+    context, st: Storage, recipe: ScalingRecipe, run: SuiteRun, parts, tpu_launcher=None
 ):
     """Train one suite run with the training stage's launcher and commit its result.json."""
     spec = training_spec(recipe, run)
@@ -64,7 +64,7 @@ def train_and_record(
         path = write_png(staged, "loss_curve.png", png)
         identity = {k: payload[k] for k in ("run", "N", "D", "C", "final_eval_loss", "status", "checkpoint_hash")}
         return record_output(
-            context, staged, recipe=spec, code_version=version, output_hash=hash_json(identity),
+            context, staged, recipe=spec, output_hash=hash_json(identity),
             stats={**{k: payload[k] for k in ("N", "D", "C", "budget", "status", "flops_model", "epochs")},
                    "bpb": payload["metrics"].get("bpb") or "none"},
             extra_metadata={**result_metadata(trained, png, path),

@@ -7,17 +7,17 @@ and scaling_run refuses to train while a budgeted suite's committed plan is over
 
 import dagster as dg
 
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
 from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.scaling import suite, suite_plan
+from marin_assets.scaling import suite_plan
 from marin_assets.scaling.outputs import GROUP
 from marin_assets.scaling.run_results import output_parts
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec
-from marin_assets.train import local_launcher, maxtext_entry, run_folder, run_result
+from marin_assets.train import local_launcher
 from marin_assets.train.launchers import MIXTURE_ASSET, mixture_for
 
 PROFILE_FILE, PLAN_FILE = "profile.json", "plan.json"
@@ -40,11 +40,10 @@ def build_profile_assets(recipe: ScalingRecipe, runs: list[SuiteRun]) -> list[dg
     mixture_dep = dg.AssetDep(MIXTURE_ASSET, partition_mapping=dg.StaticPartitionMapping({recipe.mixture: sizes}))
     section = recipe.model_dump(mode="json", include={"seq_len", "global_batch_size", "vocab_size", "sizes",
                                                       "profile_steps", "mixture"})
-    # what decides the measurement (the trainer and its result), not the launcher's wiring
-    profile_version = code_version(section, suite, maxtext_entry, run_result, run_folder)
 
+    @versioned(section)
     @dg.asset(name="scaling_profile", partitions_def=partitions, group_name=GROUP, deps=[mixture_dep],
-              code_version=profile_version, kinds={"maxtext"}, pool="training",
+              kinds={"maxtext"}, pool="training",
               description=f"A few real steps of one size of the {recipe.name} suite: step time, compile time, "
                           "peak memory; scaling_plan estimates every run from it.")
     def scaling_profile(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
@@ -57,17 +56,17 @@ def build_profile_assets(recipe: ScalingRecipe, runs: list[SuiteRun]) -> list[dg
         with st.atomic_dir(*profile_parts(recipe.name, size)) as staged:
             staged.write_json(profile, PROFILE_FILE)
             return record_output(
-                context, staged, recipe=spec, code_version=profile_version,
+                context, staged, recipe=spec,
                 output_hash=hash_json({"size": size, "steps": profile["steps"], "devices": profile["num_devices"]}),
                 stats={"median_step_s": profile["median_step_s"], "startup_compile_s": profile["startup_compile_s"],
                        "peak_memory_gib": (profile["peak_memory_bytes"] or 0) / 1024**3},
             )
 
-    plan_version = code_version({"max_device_hours": recipe.max_device_hours}, suite_plan)
 
+    @versioned({"max_device_hours": recipe.max_device_hours})
     @dg.asset(name="scaling_plan", group_name=GROUP,
               deps=[dg.AssetDep(scaling_profile, partition_mapping=dg.AllPartitionMapping())],
-              code_version=plan_version, kinds={"python"},
+              kinds={"python"},
               description=f"Estimated wall time and device-hours of every {recipe.name} run from the profiles; "
                           "the total; fails above the recipe's max_device_hours, naming the largest runs.")
     def scaling_plan(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
@@ -78,7 +77,7 @@ def build_profile_assets(recipe: ScalingRecipe, runs: list[SuiteRun]) -> list[dg
         with st.atomic_dir(*plan_parts(recipe.name)) as staged:
             staged.write_json(plan, PLAN_FILE)  # committed even when over budget: scaling_run reads the verdict
             result = record_output(
-                context, staged, recipe=recipe, code_version=plan_version,
+                context, staged, recipe=recipe,
                 output_hash=hash_json(plan),
                 stats={"total_device_hours": plan["total_device_hours"], "total_wall_hours": plan["total_wall_hours"],
                        "max_device_hours": str(plan["max_device_hours"]), "within_budget": plan["within_budget"]},

@@ -3,16 +3,14 @@
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.data.sources import load_sources
 from marin_assets.resources.metadata_tables import metadata_table
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.storage import StorageResource
-from marin_assets.tokenize import (
-    encoding, mixture_build, mixture_plan, mixture_stream, recipes, shards, tokenize_job, tokenizer_files,
-)
+from marin_assets.tokenize import recipes, shards
 from marin_assets.tokenize.encoding import EncodeSettings
 from marin_assets.tokenize.mixture_build import build_mixture, mixture_data_version
 from marin_assets.tokenize.tokenize_job import STATS_FILE, cleaned_document_files, iter_documents, tokenize_source
@@ -25,10 +23,6 @@ TOKENIZER_RECIPE = recipes.load_tokenizer_recipe()
 MIXTURE_PARTITIONS = dg.StaticPartitionsDefinition(recipes.mixture_names())
 ALL_MIXTURES = {name: recipes.load_mixture_recipe(name) for name in recipes.mixture_names()}
 
-TOKENIZER_VERSION = code_version(TOKENIZER_RECIPE.tokenizer, tokenizer_files)
-TOKENIZED_VERSION = code_version(TOKENIZER_RECIPE, encoding, shards, tokenize_job)
-MIXTURE_VERSION = code_version(ALL_MIXTURES, mixture_plan, mixture_build, mixture_stream, shards)
-
 
 def _document_rows(storage, sources: list[str]):
     for source in sorted(sources):
@@ -36,8 +30,9 @@ def _document_rows(storage, sources: list[str]):
             yield from ((source, doc_id, text or "") for doc_id, text in zip(batch["id"], batch["text"], strict=True))
 
 
+@versioned(TOKENIZER_RECIPE.tokenizer)
 @dg.asset(
-    group_name="tokenize", code_version=TOKENIZER_VERSION, kinds={"python"},
+    group_name="tokenize", kinds={"python"},
     deps=[dg.AssetDep(UPSTREAM, partition_mapping=dg.AllPartitionMapping())],
     description="Byte-level BPE trained on the cleaned corpus (or imported); an HF tokenizer folder.",
 )
@@ -48,7 +43,7 @@ def tokenizer(context: dg.AssetExecutionContext, storage: StorageResource) -> dg
         summary = build_tokenizer_output(spec, sampled(_document_rows(st, spec.sources or load_sources().names),
                                                        spec), staged)
         return record_output(
-            context, staged, recipe=spec, code_version=TOKENIZER_VERSION, output_hash=summary.hash,
+            context, staged, recipe=spec, output_hash=summary.hash,
             stats={"vocab_size": summary.vocab_size, "pad_id": summary.pad_id, "bos_id": summary.bos_id,
                    "eos_id": summary.eos_id, "tokenizer_hash": summary.hash},
             extra_metadata={"sample_encodings": metadata_table(
@@ -57,8 +52,9 @@ def tokenizer(context: dg.AssetExecutionContext, storage: StorageResource) -> dg
         )
 
 
+@versioned(TOKENIZER_RECIPE)
 @dg.asset(
-    partitions_def=SOURCE_PARTITIONS, group_name="tokenize", code_version=TOKENIZED_VERSION,
+    partitions_def=SOURCE_PARTITIONS, group_name="tokenize",
     kinds={"spark", "parquet"}, deps=[UPSTREAM, "tokenizer"],
     description="One source's documents as Parquet shards of token ids (tokens: list<int32>), by a Spark job.",
 )
@@ -75,7 +71,7 @@ def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource
             context.log.warning(f"source {source!r} has no documents: wrote no shards")
         staged.write_json(stats, STATS_FILE)
         return record_output(
-            context, staged, recipe=recipe, code_version=TOKENIZED_VERSION, stats=stats,
+            context, staged, recipe=recipe, stats=stats,
             extra_metadata={"tokens_per_document_histogram": metadata_table(
                                 shards.histogram_rows(stats["tokens_per_document_histogram"]),
                                 columns=["tokens_from", "tokens_to", "documents"]),
@@ -83,8 +79,9 @@ def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource
         )
 
 
+@versioned(ALL_MIXTURES)
 @dg.asset(
-    partitions_def=MIXTURE_PARTITIONS, group_name="tokenize", code_version=MIXTURE_VERSION,
+    partitions_def=MIXTURE_PARTITIONS, group_name="tokenize",
     kinds={"python", "parquet"},
     deps=[dg.AssetDep("tokenized_source", partition_mapping=dg.AllPartitionMapping()), "tokenizer"],
     description="A named, weighted, deterministic mix of tokenized sources: train/validation shards + mixture.json.",
@@ -101,7 +98,7 @@ def mixture(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.M
         for warning in plan.warnings:
             context.log.warning(f"mixture {name}: {warning}")
         return record_output(
-            context, staged, recipe=recipe, code_version=MIXTURE_VERSION, output_hash=mixture_data_version(staged, info),
+            context, staged, recipe=recipe, output_hash=mixture_data_version(staged, info),
             stats={k: info[k] for k in ("train_tokens", "validation_tokens", "train_documents", "validation_documents",
                                         "train_sequences", "tokenizer_hash", "seq_len")},
             extra_metadata={

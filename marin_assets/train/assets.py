@@ -13,13 +13,12 @@ from dataclasses import asdict
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.core.code_versions import code_version
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.hashing import hash_json
 from marin_assets.data.licenses import require_mixture_cleared
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.train import (bits_per_byte, domain_eval, eval_set_texts, maxtext_config, maxtext_entry, preflight,
-                                routing_stats, run_folder, run_result)
+from marin_assets.train import bits_per_byte, maxtext_config
 from marin_assets.train.launchers import EVAL_SETS_DEP, MIXTURE_ASSET, launch, mixture_for
 from marin_assets.train.local_launcher import profile_local
 from marin_assets.train.report import (PLOT_FILE, domain_metadata, efficiency_summary_line, preflight_metadata,
@@ -84,15 +83,11 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     run_spec = _run_spec_source(runs, partitions)
     # Each partition reads its own run entry only: editing or adding one run stales that run alone.
     spec_dep = dg.AssetDep(run_spec, partition_mapping=dg.IdentityPartitionMapping())
-    # Code only (run entries are the run_spec source's data versions); see core.code_versions.
-    plan_version = code_version("training_plan", run_folder, preflight, maxtext_config)
-    # What decides a run's numbers (its devices included); not how its process is launched and watched.
-    run_version = code_version("training_run", maxtext_entry, run_result, run_folder, domain_eval, bits_per_byte,
-                               eval_set_texts, routing_stats)
 
+    @versioned("training_plan")
     @dg.asset(
         name="training_plan", partitions_def=partitions, group_name="train", deps=[spec_dep, mixture_dep],
-        code_version=plan_version, kinds={"python"},
+        kinds={"python"},
         description="Preflight of a training run (params, FLOPs, memory vs the accelerator, mesh) + its MaxText config.",
     )
     def training_plan(context: dg.AssetExecutionContext, config: PlanConfig, storage: StorageResource):
@@ -113,7 +108,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
         with st.atomic_dir(layout.TRAINING, spec.run_name, layout.PLAN_DIR) as staged:
             staged.write_json(plan, "plan.json")
             return record_output(
-                context, staged, recipe=spec, code_version=plan_version,
+                context, staged, recipe=spec,
                 # paths and measured times vary by machine; the plan's identity does not
                 output_hash=hash_json({"spec": plan["spec"], "preflight": plan["preflight"]}),
                 extra_metadata=preflight_metadata(plan, profile),
@@ -122,10 +117,11 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
     local_runs = [n for n in names if runs.spec(n).resources.launcher == "local"]
     remote_runs = [f"{n} ({runs.spec(n).resources.launcher})" for n in names if n not in local_runs]
 
+    @versioned("training_run")
     @dg.asset(
         name="training_run", partitions_def=partitions, group_name="train",
         deps=[spec_dep, training_plan, mixture_dep, EVAL_SETS_DEP],
-        code_version=run_version, kinds={"maxtext"}, pool="training",
+        kinds={"maxtext"}, pool="training",
         # materialize-all on a workstation trains only the runs this machine can run
         metadata={LOCAL_PARTITIONS_METADATA: local_runs, "not_trainable_here": ", ".join(remote_runs) or "none"},
         description="A MaxText pre-training run; resumes from its last checkpoint; data version = checkpoint content hash."
@@ -149,7 +145,7 @@ def build_training_assets(runs: TrainingRuns) -> tuple[dg.SourceAsset, dg.Assets
             title = f"{spec.run_name} ({spec.model.name} on {spec.mixture})"
             png = write_result_files(staged, result, title, evaluation)
             return record_output(
-                context, staged, recipe=spec, code_version=run_version,
+                context, staged, recipe=spec,
                 output_hash=result.checkpoint_hash,
                 devices=[f"{spec.resources.accelerator} x{spec.resources.num_devices()}"],
                 stats={"efficiency": efficiency_summary_line(result.efficiency),

@@ -10,6 +10,7 @@ compares its logits on the recipe's fixed texts with MaxText's forward pass on t
 import dagster as dg
 
 from marin_assets.core import layout
+from marin_assets.core.code_versions import versioned
 from marin_assets.core.storage import Storage
 from marin_assets.resources.storage import StorageResource
 from marin_assets.train import hf_export_run
@@ -31,18 +32,18 @@ def training_run_source(st: Storage, run: str) -> hf_export_run.ExportSource:
 def build_hf_export_assets(training_run: dg.AssetsDefinition) -> tuple[dg.AssetsDefinition, dg.AssetChecksDefinition]:
     partitions = training_run.partitions_def
     recipe = load_hf_export_recipe()
-    version = hf_export_run.export_version(recipe)
     # materialize-all on a workstation exports the runs it can train (the others have no checkpoint here)
     local_runs = (training_run.metadata_by_key.get(training_run.key) or {}).get(LOCAL_PARTITIONS_METADATA)
 
+    @versioned(recipe)
     @dg.asset(name="hf_export", partitions_def=partitions, group_name="train", deps=[training_run],
-              code_version=version, kinds={"huggingface"},
+              kinds={"huggingface"},
               metadata={LOCAL_PARTITIONS_METADATA: local_runs} if local_runs is not None else None,
               description="The run's final checkpoint in the Hugging Face layout (config.json, safetensors, "
                           "tokenizer, generation config); manifest names the checkpoint hash it came from.")
     def hf_export_asset(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
-        return hf_export_run.export(context, st, training_run_source(st, context.partition_key), recipe, version)
+        return hf_export_run.export(context, st, training_run_source(st, context.partition_key), recipe)
 
     @dg.asset_check(asset=hf_export_asset, name="hf_logits_match", blocking=True, partitions_def=partitions,
                     description="The exported folder, loaded by a numpy implementation of HF's Llama or "

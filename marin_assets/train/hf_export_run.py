@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import dagster as dg
 import yaml
 
-from marin_assets.core.code_versions import code_version
 from marin_assets.core.storage import Storage
 from marin_assets.resources.recording import record_output
 from marin_assets.train import checkpoint_model, hf_export, hf_llama_numpy, hf_mixtral_numpy, hf_push, hf_reference
@@ -37,10 +36,6 @@ class ExportSource:
     def manifest(self, keys: dict) -> dict:
         return {"checkpoint": self.checkpoint_uri, "checkpoint_step": self.checkpoint_step,
                 "checkpoint_hash": self.checkpoint_hash, "architecture": keys.get("decoder_block", "llama2")}
-
-
-def export_version(recipe) -> str:
-    return code_version(recipe, hf_export, checkpoint_model, hf_push, hf_llama_numpy, hf_mixtral_numpy, hf_reference)
 
 
 @contextlib.contextmanager
@@ -70,7 +65,7 @@ def figures(folder: str, model, recipe) -> dict:
     return hf_reference.compare_logits(folder, model.logits, rows, recipe.max_abs_diff, recipe.min_top1_agreement)
 
 
-def export(context, st: Storage, source: ExportSource, recipe, version: str) -> dg.MaterializeResult:
+def export(context, st: Storage, source: ExportSource, recipe) -> dg.MaterializeResult:
     """Write `<run folder>/hf/` atomically with its manifest, then publish it once its logits match."""
     hf_push.check_push_settings(recipe.push)  # before any work: a push without credentials is refused
     model, keys = load_model(st, source), run_keys(st, source)
@@ -81,7 +76,7 @@ def export(context, st: Storage, source: ExportSource, recipe, version: str) -> 
                                                   model.tokenizer.bos_id, model.tokenizer.eos_id)
             st.fs.put(folder + "/", staged.path.rstrip("/") + "/", recursive=True)
         made_from = source.manifest(keys)
-        recorded = record_output(context, staged, recipe=recipe, code_version=version,
+        recorded = record_output(context, staged, recipe=recipe,
                                  manifest_extra={"export": made_from}, stats={"files": len(files), **made_from},
                                  extra_metadata={"hf_folder": dg.MetadataValue.path(staged.final_uri)})
     published = _publish(st, source, model, recipe)

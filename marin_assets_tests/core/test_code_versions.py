@@ -84,10 +84,11 @@ def test_a_module_run_as_a_subprocess_and_its_imports_are_in_the_version(package
 
 
 def test_the_real_subprocess_entry_points_are_covered():
-    from marin_assets.data.quality_assets import CODE_VERSION
+    from marin_assets.data.quality_assets import quality_classifier
     from marin_assets.train.run_folder import ENTRY_MODULE
 
-    assert "marin_assets.data.fasttext_train" in covered_modules(CODE_VERSION)
+    assert "marin_assets.data.fasttext_train" in covered_modules(quality_classifier.code_versions_by_key[
+        quality_classifier.key])
     assert ENTRY_MODULE in import_graph.closure(["marin_assets.train.run_folder"])
 
 

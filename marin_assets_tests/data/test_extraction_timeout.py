@@ -53,7 +53,7 @@ def test_worker_stops_a_slow_page_and_serves_the_next():
 def test_slow_page_is_quarantined_as_extraction_timeout_and_the_batch_goes_on():
     import pyarrow as pa
 
-    cleaner = RecordCleaner(_recipe(0.5), "debian_handbook")  # its extractor needs no trafilatura: quick start
+    cleaner = RecordCleaner(_recipe(0.5), "debian_handbook")  # trafilatura is built only if a page needs it
     batch = pa.RecordBatch.from_pylist([_record(0, calm_page()), _record(1, deep_page()), _record(2, calm_page())])
     rows = pa.Table.from_batches(list(cleaner.clean_batches([batch]))).to_pylist()
     assert [r["status"] for r in rows][1] == QUARANTINED

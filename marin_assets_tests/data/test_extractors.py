@@ -70,10 +70,53 @@ def test_bad_extraction_recipes_fail_naming_the_problem(bad, message):
         ExtractionSettings(**bad)
 
 
-def test_shipped_recipe_chooses_per_source():
+def test_shipped_recipe_chooses_per_page_by_default():
     extraction = load_cleaning_recipe().extraction
-    assert extraction.name_for("debian_handbook") == "docs"
-    assert extraction.name_for("dirty_web") == extraction.default == "article_or_trafilatura"
+    assert extraction.sources == {}  # no source names its extractor: the page's markup decides
+    assert extraction.name_for("debian_handbook") == extraction.name_for("dirty_web") == extraction.default == "auto"
+    assert ExtractionSettings().default == "auto"
+
+
+def _python_docs_page(name: str) -> str:
+    spec = load_sources().get("python_docs")
+    for path in list_source_files(spec):
+        for rec in read_file(path, spec):
+            if isinstance(rec, RawRecord) and rec.url.endswith("/" + name):
+                return rec.content
+    raise AssertionError(f"{name} not in the python_docs sample")
+
+
+def test_auto_gives_documentation_pages_the_docs_extractor_and_articles_the_web_one():
+    settings = load_cleaning_recipe().extraction
+    auto = build_extractor(settings, "auto")
+    handbook = _handbook_page("sect.apt-get.html")
+    assert auto.choose(handbook) is auto.docs
+    # the TIP sidebar prose the web extractor drops is kept
+    assert "APT can download “diff” files" in auto.extract(handbook)
+    assert "APT can download “diff” files" not in build_extractor(settings, "article_or_trafilatura").extract(handbook)
+    sphinx = _python_docs_page("faq/index.html")
+    assert auto.choose(sphinx) is auto.docs
+    assert "Programming FAQ" in auto.extract(sphinx)  # a page of links: the docs extractor's fallback answers
+    article = _page(f"<article><h1>Harbour news</h1><div class='note'><p>{ARTICLE}</p></div></article>")
+    assert auto.choose(article) is auto.web
+    assert auto.extract(article) == build_extractor(settings, "article_or_trafilatura").extract(article)
+
+
+@pytest.mark.parametrize("marker, page", [
+    ("mkdocs", "<div class='md-content'><article class='md-content__inner'><p>x</p></article></div>"),
+    ("docusaurus", "<head><meta name='generator' content='Docusaurus v3'></head><div class='theme-admonition'>x</div>"),
+    ("read the docs", "<div class='rst-content'><div class='admonition note'><p>x</p></div></div>"),
+])  # fmt: skip
+def test_auto_recognises_other_documentation_generators(marker, page):
+    auto = build_extractor(load_cleaning_recipe().extraction, "auto")
+    assert auto.choose(f"<html>{page}</html>") is auto.docs, marker
+
+
+def test_auto_markers_must_be_css_selectors():
+    with pytest.raises(ValidationError, match="marker 'div\\[' is not a CSS selector"):
+        ExtractionSettings(extractors={**ExtractionSettings().extractors,
+                                       "auto": {"kind": "auto", "options": {"docs": "docs", "web": "article",
+                                                                           "markers": ["div["]}}})
 
 
 def test_handbook_page_keeps_section_headings_and_sidebar_prose():

@@ -6,7 +6,7 @@ import pytest
 
 from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.governance.assets import AUDIT_VERSION, CATALOG_VERSION, audit_report, failure_catalog
+from marin_assets.governance.assets import audit_report, failure_catalog
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.governance.lineage_fixture import STAND_INS, materialize_chain, mixture
@@ -42,7 +42,7 @@ def test_audit_covers_scaling_runs_too_and_has_a_manifest(chain):
     assert scaling["nodes"][0]["asset"] == "scaling_run"
     assert {n["asset"] for n in scaling["nodes"]} >= {"scaling_run", "mixture", "raw_corpus"}
     manifest = storage.read_json(layout.GOVERNANCE, "audit_index", MANIFEST_NAME)
-    assert manifest["code_version"] == AUDIT_VERSION
+    assert manifest["code_version"] == audit_report.code_versions_by_key[audit_report.key]
     assert "scaling_run[C1e15__n1]" in manifest["inputs"] and "training_run[tiny]" in manifest["inputs"]
     assert set(storage.read_json(layout.GOVERNANCE, "audit_index", "index.json")) == {"tiny", "scaling_run__C1e15__n1"}
 
@@ -52,7 +52,7 @@ def test_failure_catalog_has_a_manifest(tmp_path):
                             resources=local_resources(str(tmp_path)))
     assert result.asset_materializations_for_node("failure_catalog")[0].metadata["failures"].value == 0
     manifest = Storage(str(tmp_path)).read_json(layout.GOVERNANCE, "failure_catalog_index", MANIFEST_NAME)
-    assert manifest["code_version"] == CATALOG_VERSION
+    assert manifest["code_version"] == failure_catalog.code_versions_by_key[failure_catalog.key]
 
 
 def test_every_computed_asset_of_the_graph_has_a_code_version():

@@ -15,13 +15,14 @@ from marin_assets.data.cleaned_output import STATS_NAME
 from marin_assets.data.parquet_output import write_arrow_table
 from marin_assets.data.partitions import SOURCE_PARTITIONS
 from marin_assets.governance.data_baseline import (
-    MIXTURES, SOURCES, DataBaselineError, baseline_path, compare, load_data_baseline, mixture_statistics,
-    source_statistics, write_data_baseline,
+    MIXTURES, SOURCES, DataBaselineError, baseline_path, compare, load_data_baseline, mixture_manifest_statistics,
+    mixture_statistics, source_statistics, write_data_baseline,
 )
 from marin_assets.governance.data_baseline_checks import build_data_baseline_checks
-from marin_assets.governance.nightly import load_nightly_plan
+from marin_assets.governance.nightly import NIGHT_TAG, load_nightly_plan
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE
 from marin_assets.tokenize.recipes import mixture_names
+from marin_assets.tokenize.shards import shard_table, token_lists, write_shard
 from marin_assets_tests.local_resources import local_resources
 
 SOURCE = load_nightly_plan().sources[0]  # validated nightly: a missing baseline fails
@@ -39,6 +40,7 @@ def _committed_source(root: Path, stats=STATS, texts=("a" * 100,) * 6) -> None:
 
 
 def _check(root: Path, baselines: Path, name: str, partition: str):
+    """Run the check alone outside the nightly chain: a failure is a WARN, the run goes on."""
     checks = build_data_baseline_checks(baselines)
     check = next(c for c in checks if c.check_key.name == name)
     spec = (dg.AssetSpec("cleaned_documents", partitions_def=SOURCE_PARTITIONS) if name == "data_matches_baseline"
@@ -48,7 +50,8 @@ def _check(root: Path, baselines: Path, name: str, partition: str):
     result = defs.resolve_job_def("check_only").execute_in_process(tags={"dagster/partition": partition},
                                                                   raise_on_error=False)
     (evaluation,) = result.get_asset_check_evaluations()
-    assert result.success  # not blocking: a drift is a failed check, the run itself goes on
+    assert result.success  # outside the night's validation a drift is a WARN: the run itself goes on
+    assert evaluation.passed or evaluation.severity == dg.AssetCheckSeverity.WARN
     return evaluation
 
 
@@ -114,23 +117,44 @@ def test_the_check_passes_within_tolerance_and_fails_on_drift(tmp_path):
         "baseline": 0.6, "observed": 0.3, "tolerance": 0.05, "mode": "absolute"}
 
 
-def test_the_mixture_check_compares_tokens_per_source(tmp_path):
+def _commit_mixture(storage: Storage, mixture: str, tokens_a: int, lengths: dict[str, list[int]]) -> None:
+    """mixture.json plus one train shard whose documents have the given token counts per source."""
+    with storage.atomic_dir(layout.MIXTURES, mixture) as staged:
+        staged.write_json({"sources": {"a": {"train_tokens": tokens_a, "train_documents": 10},
+                                       "b": {"train_tokens": 1000, "train_documents": 10}}}, MIXTURE_FILE)
+        sources = [name for name, counts in lengths.items() for _ in counts]
+        counts = [n for per_source in lengths.values() for n in per_source]
+        offsets = [0, *[sum(counts[: i + 1]) for i in range(len(counts))]]
+        tokens = token_lists(offsets, [7] * offsets[-1])
+        write_shard(shard_table([str(i) for i in range(len(counts))], sources, tokens, "h"),
+                    f"{staged.path}/train/shard-00000.parquet")
+
+
+LENGTHS = {"a": [10, 20, 30, 40, 50], "b": [100] * 5}
+
+
+def test_mixture_token_count_quantiles_come_from_its_train_documents(tmp_path):
+    storage = Storage(str(tmp_path))
+    _commit_mixture(storage, "m", 1000, LENGTHS)
+    stats = mixture_manifest_statistics(storage, "m")
+    assert stats["document_tokens:a:p10"] == 14.0 and stats["document_tokens:a:p50"] == 30.0
+    assert stats["document_tokens:b:p90"] == 100.0 and stats["document_tokens:p50"] == 75.0
+    assert stats["tokens_per_document:a"] == 100.0 and stats["tokens_share:a"] == 0.5
+
+
+def test_the_mixture_check_compares_tokens_per_source_and_token_count_quantiles(tmp_path):
     mixture = load_nightly_plan().mixture
     storage = Storage(str(tmp_path / "store"))
-
-    def commit(tokens_a: int) -> None:
-        with storage.atomic_dir(layout.MIXTURES, mixture) as staged:
-            staged.write_json({"sources": {"a": {"train_tokens": tokens_a, "train_documents": 10},
-                                           "b": {"train_tokens": 1000, "train_documents": 10}}}, MIXTURE_FILE)
-    commit(1000)
+    _commit_mixture(storage, mixture, 1000, LENGTHS)
     assert not _check(tmp_path / "store", tmp_path / "baselines", "tokens_match_baseline", mixture).passed
-    write_data_baseline(MIXTURES, mixture, mixture_statistics({"a": {"train_tokens": 1000, "train_documents": 10},
-                                                               "b": {"train_tokens": 1000, "train_documents": 10}}),
-                        tmp_path / "baselines")
+    write_data_baseline(MIXTURES, mixture, mixture_manifest_statistics(storage, mixture), tmp_path / "baselines")
     assert _check(tmp_path / "store", tmp_path / "baselines", "tokens_match_baseline", mixture).passed
-    commit(3000)
+    _commit_mixture(storage, mixture, 3000, LENGTHS)
     evaluation = _check(tmp_path / "store", tmp_path / "baselines", "tokens_match_baseline", mixture)
     assert not evaluation.passed and "tokens_share:a: baseline 0.5, observed 0.75" in evaluation.description
+    _commit_mixture(storage, mixture, 1000, {"a": [n * 2 for n in LENGTHS["a"]], "b": LENGTHS["b"]})
+    evaluation = _check(tmp_path / "store", tmp_path / "baselines", "tokens_match_baseline", mixture)
+    assert "  - document_tokens:a:p50: baseline 30, observed 60, tolerance 0.25 (relative)" in evaluation.description
 
 
 def test_every_validated_source_and_the_mixture_have_a_committed_baseline():
@@ -147,3 +171,50 @@ def test_the_nightly_data_and_mixture_jobs_run_the_checks():
     for job, check in (("nightly_data_job", "data_matches_baseline"), ("nightly_mixture_job", "tokens_match_baseline")):
         checks = defs.resolve_job_def(job).asset_layer.asset_graph.asset_check_keys
         assert check in {key.name for key in checks}, f"{job} does not run {check}"
+
+
+def _drift_run(tmp_path: Path, tags: dict[str, str]):
+    """cleaned_documents (already committed, drifted) -> its blocking check -> a downstream asset, one run."""
+    _committed_source(tmp_path / "store")
+    assert cli.main(["baseline", "refresh-data", "--source", SOURCE, "--storage-root", str(tmp_path / "store"),
+                     "--out-dir", str(tmp_path / "baselines")]) == 0
+    drifted = {**STATS, "kept": 3, "rejected": 6, "rejected_by_rule": {"language": 5, "exact_dup": 1}}
+    _committed_source(tmp_path / "store", drifted, texts=("a" * 100,) * 3)
+
+    @dg.asset(name="cleaned_documents", partitions_def=SOURCE_PARTITIONS)
+    def cleaned_documents() -> None:  # its output is the committed folder above
+        return None
+
+    @dg.asset(name="tokenized_source", partitions_def=SOURCE_PARTITIONS, deps=[cleaned_documents])
+    def tokenized_source() -> None:
+        return None
+
+    check = next(c for c in build_data_baseline_checks(tmp_path / "baselines")
+                 if c.check_key.name == "data_matches_baseline")
+    assert check.check_specs_by_output_name[next(iter(check.check_specs_by_output_name))].blocking
+    return dg.materialize([cleaned_documents, tokenized_source, check], partition_key=SOURCE, tags=tags,
+                          resources=local_resources(str(tmp_path / "store")), raise_on_error=False)
+
+
+def test_a_drift_blocks_the_downstream_asset_in_the_night_s_validation_run(tmp_path):
+    result = _drift_run(tmp_path, {NIGHT_TAG: "20261207T0300Z"})
+    assert not result.success
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
+    assert "  - share:kept: baseline 0.6, observed 0.3, tolerance 0.05 (absolute)" in evaluation.description
+    assert result.asset_materializations_for_node("tokenized_source") == []  # blocked: never ran
+
+
+def test_outside_the_night_the_same_drift_is_a_warning_and_the_run_goes_on(tmp_path):
+    result = _drift_run(tmp_path, {})
+    assert result.success
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.WARN
+    assert "  - share:kept: baseline 0.6, observed 0.3, tolerance 0.05 (absolute)" in evaluation.description
+    assert "marin baseline refresh-data" in evaluation.description
+    assert len(result.asset_materializations_for_node("tokenized_source")) == 1
+
+
+def test_a_partition_without_output_is_a_failed_check_not_a_crash(tmp_path):
+    evaluation = _check(tmp_path / "store", tmp_path / "baselines", "data_matches_baseline", SOURCE)
+    assert not evaluation.passed and "no committed output to compare" in evaluation.description
