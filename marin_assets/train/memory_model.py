@@ -18,10 +18,11 @@ GIB = 1024**3
 # activations are ~10 MB): measured on the quickstart's tiny-sample runs (docs/gpu_and_efficiency.md).
 CPU_RUNTIME_BYTES = 0.72 * GIB
 # An MoE trainer's runtime is larger: MaxText's routed block compiles a bigger XLA program on CPU (top-k,
-# one-hot dispatch, cumsum, per-expert einsums). Not activations (those are preflight's, and a few MB
-# here): the MoE-minus-dense peak RSS of equal-size runs of cpu_moe_suite and cpu_suite, 33-74 MiB
-# (median 58) on the 1e11 budget's four pairs (docs/moe_and_quantization.md).
-CPU_MOE_RUNTIME_BYTES = 0.06 * GIB
+# one-hot dispatch, cumsum, per-expert einsums). Not activations (those are preflight's, a few MB here).
+# Measured (docs/moe_and_quantization.md): cpu_moe_suite's dropless one-layer runs peak 33-74 MiB above
+# cpu_suite's runs of the same size and budget; tiny-moe-0.5m (capacity factor, two layers) peaked at
+# 0.914 GiB, ~0.12-0.15 GiB above tiny-0.2m's runs. 0.1 GiB keeps both well inside the 15% tolerance.
+CPU_MOE_RUNTIME_BYTES = 0.1 * GIB
 
 
 class EfficiencyRecipe(Recipe):
