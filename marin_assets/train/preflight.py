@@ -44,18 +44,23 @@ def flops_per_device_step(arch: Architecture, vocab_size: int, seq_len: int, per
 # --- end of counting ---
 
 
-def _saved_per_token_per_layer(arch: Architecture, remat_policy: str, seq_len: int) -> float:
-    """Activation elements kept per token per layer between forward and backward."""
+def _saved_per_token_per_layer(arch: Architecture, remat_policy: str, seq_len: int, accelerator: str = "cpu") -> float:
+    """Activation elements kept per token per layer between forward and backward.
+
+    An MoE block's FFN holds its routed copies (all experts on CPU's dense routing when dropless, the
+    capacity's slots with a capacity factor, top-k on GPU/TPU) plus its router and masks (architectures/)."""
     d, hd = arch.emb_dim, arch.head_dim
     qkv = (arch.num_query_heads + 2 * arch.num_kv_heads) * hd
-    everything = 17 * d + 2.5 * arch.num_query_heads * seq_len + MLP_MATRICES * arch.mlp_dim  # ~Korthikanti et al.
+    hidden = arch.ffn_hidden_per_token(accelerator, seq_len)  # mlp_dim for a dense block
+    routing = arch.routing_per_token(accelerator, seq_len)    # 0 for a dense block
+    everything = 17 * d + 2.5 * arch.num_query_heads * seq_len + MLP_MATRICES * hidden + routing  # ~Korthikanti et al.
     return {
         "full": d,
         "minimal_offloaded": d,
         "save_qkv_proj": d + qkv,
         "save_out_proj": d + d,
         "save_dot_except_mlp": d + qkv + d,
-        "minimal": d + qkv + d + (MLP_MATRICES + 1) * arch.mlp_dim,
+        "minimal": d + qkv + d + (MLP_MATRICES + 1) * hidden + routing,
         "none": everything,
     }[remat_policy]
 
@@ -88,8 +93,8 @@ def memory_per_device(
     shards = weight_shards(mesh)
     arch = model.architecture
     tokens = model.global_batch_size * model.seq_len / resources.num_devices()
-    saved = _saved_per_token_per_layer(arch, model.remat_policy, model.seq_len) * arch.num_layers
-    working_layer = _saved_per_token_per_layer(arch, "none", model.seq_len)
+    saved = _saved_per_token_per_layer(arch, model.remat_policy, model.seq_len, resources.accelerator) * arch.num_layers
+    working_layer = _saved_per_token_per_layer(arch, "none", model.seq_len, resources.accelerator)
     logits = 2 * vocab_size * 4 / activation_bytes  # f32 logits and their gradient
     available = resources.memory_per_chip_gib * GIB if resources.memory_per_chip_gib else None
     return MemoryEstimate(

@@ -142,7 +142,8 @@ def efficiency_summary(spec: TrainingRunSpec, paths: RunPaths, report: Preflight
         peak, per, source = None, "device", "no peak known for this accelerator"
     per_device = report.memory.total_bytes if report.memory else None
     tolerance = load_efficiency_recipe().memory_tolerance
-    memory = memory_check(summary.get("peak_memory_bytes"), process_estimate_bytes(per_device, res), tolerance)
+    estimate = process_estimate_bytes(per_device, res, moe=spec.model.architecture.is_moe)
+    memory = memory_check(summary.get("peak_memory_bytes"), estimate, tolerance)
     memory["source"] = summary.get("peak_memory_source")
     return {
         "tokens_per_s": tokens_per_s,

@@ -109,8 +109,10 @@ def test_bad_recipes_name_the_problem(tmp_path, edit, match):
 
 def test_moe_suite_uses_active_parameters_as_n_and_the_dense_suites_budgets():
     dense, moe = load_scaling_recipe("scaling/cpu_suite.yaml"), load_scaling_recipe("scaling/cpu_moe_suite.yaml")
-    assert (moe.mixture, moe.budgets, moe.seq_len, moe.global_batch_size) == (
-        dense.mixture, dense.budgets, dense.seq_len, dense.global_batch_size)
+    same = ("mixture", "budgets", "seq_len", "global_batch_size", "vocab_size", "optimizer", "seeds", "eval_steps",
+            "heldout", "target_multipliers", "fit")
+    assert {f: getattr(moe, f) for f in same} == {f: getattr(dense, f) for f in same}
+    assert moe.compare_with == "scaling/cpu_suite.yaml" and set(moe.sizes) < set(dense.sizes)
     for size, arch in moe.sizes.items():
         assert arch.kind == "mixtral"
         n = compute_params(arch, 1024)
@@ -120,3 +122,23 @@ def test_moe_suite_uses_active_parameters_as_n_and_the_dense_suites_budgets():
     run = suite_runs(moe)[0]
     spec = training_spec(moe, run)
     assert spec.model.architecture.kind == "mixtral" and spec.model.architecture.vocab_size == 1024
+
+
+def test_the_moe_suites_fits_read_active_parameters_as_n():
+    """What a trained MoE run commits (run_result) is what the fits read (collect_observations): N is active."""
+    from marin_assets.scaling.observations import collect_observations
+    from marin_assets.scaling.run_results import run_result
+
+    moe = load_scaling_recipe("scaling/cpu_moe_suite.yaml")
+    runs = suite_runs(moe)
+    results = []
+    for run in runs:
+        arch = moe.sizes[run.size]
+        total = arch.count_params(moe.vocab_size)
+        results.append(run_result(run, 4.0, vocab_size=moe.vocab_size, num_params=total, flops_per_token=1.0))
+    table = collect_observations(results).table.set_index("run")
+    for run in runs:
+        arch = moe.sizes[run.size]
+        active = arch.active_params(moe.vocab_size) - moe.vocab_size * arch.emb_dim
+        assert table.loc[run.key, "N"] == active < arch.count_params(moe.vocab_size) - moe.vocab_size * arch.emb_dim
+        assert table.loc[run.key, "C"] == pytest.approx(FLOPS_PER_PARAM_TOKEN * active * table.loc[run.key, "D"])

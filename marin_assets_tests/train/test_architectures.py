@@ -114,6 +114,33 @@ def test_preflight_counts_active_experts_for_flops_and_all_for_memory():
     assert extra == pytest.approx(3 * 2 * (2 * bl * d * 4 + 2 * bl * f * d * 3 * 2 - 2 * bl * f * d * 3))
 
 
+def test_moe_activation_memory_holds_the_routed_copies_as_maxtext_computes_them(tmp_path):
+    """CPU's dense routing runs every expert on every token when dropless and fills E x C slots per sequence with a
+    capacity factor (C = ceil(S k / E) x cf, MaxText's generate_masks); GPU/TPU's sparse kernels hold k copies."""
+    moe = load_model_recipe(MOE)  # capacity_factor 1.25, 4 experts, top-2, seq 128
+    arch, dense = moe.architecture, load_model_recipe("tiny-0.2m").architecture
+    assert arch.expert_capacity(128) == 80 == int(max(-(-128 * 2 // 4) * 1.25, 1.25))
+    assert arch.routed_copies_per_token("cpu", 128) == 4 * 80 / 128
+    assert arch.routed_copies_per_token("gpu", 128) == arch.routed_copies_per_token("tpu", 128) == 2
+    dropless = load_recipe(_write_recipe(tmp_path, MOE, capacity_factor=None), ModelRecipe)
+    assert dropless.architecture.routed_copies_per_token("cpu", 128) == 4  # every expert, every token
+    assert (dense.ffn_hidden_per_token("cpu", 128), dense.routing_per_token("cpu", 128)) == (256, 0)
+
+    def activations(model, **resources):
+        return preflight(model, ResourceConfig(**resources), tokenizer_vocab_size=1000, steps=10).memory.activations_bytes
+
+    twin = load_model_recipe("tiny-0.2m")  # the same attention and batch, one expert's width
+    cpu, cpu_dropless = activations(moe), activations(dropless)
+    gpu = activations(moe, accelerator="gpu", gpu_type="h100-80gb", chips_per_host=1)
+    assert min(cpu, cpu_dropless) > activations(twin)
+    assert gpu > activations(twin, accelerator="gpu", gpu_type="h100-80gb", chips_per_host=1)
+    # at seq 128 the capacity path's B S E C masks (3 x 320 per token) outweigh dropless's 4 full-width copies
+    # remat full (the default) saves the layer inputs and recomputes one layer: its working set holds the copies
+    tokens, d, f, e, c = 4 * 128, 64, 256, 4, 80
+    routed = 2.5 * (2 * f) + 3 * e + 2.5 * d * 2 + 3 * e * c + e - 2 * f
+    assert cpu - activations(twin) == pytest.approx(tokens * routed * 4)
+
+
 @pytest.mark.parametrize("resources,hardware", [
     ({}, "CPU"),
     ({"accelerator": "tpu", "tpu_type": "v5litepod-16"}, "v5litepod-16"),

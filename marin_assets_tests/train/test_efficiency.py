@@ -4,7 +4,7 @@ import pytest
 
 from marin_assets.train.attempt_timeline import Attempt, AttemptClock, append_attempt, read_attempts
 from marin_assets.train.efficiency import goodput, lost_steps, median_step_s, memory_check, mfu
-from marin_assets.train.memory_model import CPU_RUNTIME_BYTES, process_estimate_bytes
+from marin_assets.train.memory_model import CPU_MOE_RUNTIME_BYTES, CPU_RUNTIME_BYTES, process_estimate_bytes
 from marin_assets.train.metrics import parse_line
 from marin_assets.train.resources import ResourceConfig
 
@@ -104,8 +104,10 @@ def test_memory_check_flags_an_estimate_off_by_more_than_the_tolerance():
 def test_cpu_estimate_is_the_process_gpu_estimate_is_one_device():
     cpu = ResourceConfig(chips_per_host=2, memory_gib=8)
     assert process_estimate_bytes(1e6, cpu) == pytest.approx(2e6 + CPU_RUNTIME_BYTES)
+    # an MoE trainer's larger CPU runtime (measured), on CPU only: a device's allocator peak has no runtime in it
+    assert process_estimate_bytes(1e6, cpu, moe=True) == pytest.approx(2e6 + CPU_RUNTIME_BYTES + CPU_MOE_RUNTIME_BYTES)
     gpu = ResourceConfig(accelerator="gpu", gpu_type="h100-80gb")
-    assert process_estimate_bytes(1e9, gpu) == 1e9
+    assert process_estimate_bytes(1e9, gpu) == process_estimate_bytes(1e9, gpu, moe=True) == 1e9
 
 
 def test_attempt_files_round_trip_oldest_first(tmp_path):

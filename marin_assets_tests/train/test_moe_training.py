@@ -93,6 +93,12 @@ def test_tiny_moe_trains_and_reports_its_load_balancing_loss(env, moe_run):
     assert meta["routing_heatmap"].value.startswith("![expert shares](data:image/png;base64,")
     checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
     assert checks["routing_balanced"].passed == (routing["max_share"] <= 0.5)
+    # peak RSS against preflight's estimate with every expert resident, the routed copies' activations and the
+    # MoE trainer's larger CPU runtime (memory_model): within the recipe's tolerance
+    memory = res["efficiency"]["memory"]
+    print(f"tiny MoE memory: measured {memory['measured_bytes'] / 2**30:.3f} GiB, estimate "
+          f"{memory['estimate_bytes'] / 2**30:.3f} GiB, ratio {memory['ratio']:.3f}")
+    assert memory["within"] and checks["memory_estimate_close"].passed, memory
     # the same check fails once one expert's share is above the recipe's limit
     collapsed = routing_check_result({**res, "architecture": {**res["architecture"],
                                                               "max_expert_share": routing["max_share"] - 0.01}})

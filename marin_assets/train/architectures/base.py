@@ -115,6 +115,15 @@ class DecoderArchitecture(Recipe):
         weights = (self.ffn_flops(bl) * self.num_layers + (qkv + projection) * self.num_layers + unembedding) * 3
         return StepFlops(learnable_weight=weights, attention=causal_attention * self.num_layers * 3)
 
+    # --- activations (preflight's memory model) ---------------------------------------------------
+    def ffn_hidden_per_token(self, accelerator: str, seq_len: int) -> float:
+        """Elements of one FFN hidden activation (width mlp_dim) per token: one copy for a dense block."""
+        return float(self.mlp_dim)
+
+    def routing_per_token(self, accelerator: str, seq_len: int) -> float:
+        """Elements per token a routed block adds beyond its hidden activations (copies, router, masks): none here."""
+        return 0.0
+
     # --- mesh -----------------------------------------------------------------------------------
     def mesh_problems(self, mesh: dict[str, dict[str, int]]) -> list[str]:
         """Block-specific mesh rules (the shared ones live in preflight.mesh_problems)."""

@@ -7,6 +7,7 @@ expert's width. Routing kernels are picked per platform, not per recipe: dense e
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -71,6 +72,38 @@ class Mixtral(DecoderArchitecture):
         # MaxText: gate + k experts' SwiGLU ("calculation based on dropless implementation")
         gate = 2 * tokens * self.emb_dim * self.num_experts
         return gate + self.num_experts_per_tok * super().ffn_flops(tokens)
+
+    # MaxText's MoE activations per token (layers/moe.py). Dense einsum routing (CPU, `dense_matmul`): dropless,
+    # every expert runs on every token (BSEH hidden, BSEM outputs); with a capacity factor, each sequence's tokens
+    # are dispatched into E x C slots (EBCM inputs and outputs, EBCH hidden) through B S E C dispatch and combine
+    # masks and a B S E (C+1) one-hot of slot positions. Sparse routing (GPU/TPU): k sorted copies per token.
+    def expert_capacity(self, seq_len: int) -> int:
+        """MaxText's `expert_capacity_per_batch` (generate_masks): slots per expert per sequence."""
+        cf = self.capacity_factor
+        return int(max(math.ceil(seq_len * self.num_experts_per_tok / self.num_experts) * cf, cf))
+
+    def routed_copies_per_token(self, accelerator: str, seq_len: int) -> float:
+        """Expert inputs computed per token: all E (dense, dropless), E x C / S (dense, capacity) or k (sparse)."""
+        if MOE_KERNELS[accelerator]["sparse_matmul"]:
+            return float(self.num_experts_per_tok)
+        if self.capacity_factor is None:
+            return float(self.num_experts)
+        return self.num_experts * self.expert_capacity(seq_len) / seq_len
+
+    def ffn_hidden_per_token(self, accelerator: str, seq_len: int) -> float:
+        return self.routed_copies_per_token(accelerator, seq_len) * self.mlp_dim
+
+    def routing_per_token(self, accelerator: str, seq_len: int) -> float:
+        copies = self.routed_copies_per_token(accelerator, seq_len)
+        router = 3 * self.num_experts  # gate logits, softmax probabilities, combine weights
+        outputs = copies * self.emb_dim  # each expert's output before the weighted combine
+        if MOE_KERNELS[accelerator]["sparse_matmul"] or self.capacity_factor is None:
+            # sparse: the k sorted input copies; dense dropless reads the tokens in place
+            inputs = copies * self.emb_dim if MOE_KERNELS[accelerator]["sparse_matmul"] else 0.0
+            return router + outputs + inputs
+        slots = self.num_experts * self.expert_capacity(seq_len)
+        masks = 3 * slots + self.num_experts  # dispatch, combine, slot one-hot (C+1 wide)
+        return router + outputs + copies * self.emb_dim + masks
 
     def mesh_problems(self, mesh: dict[str, dict[str, int]]) -> list[str]:
         expert = mesh["ici"]["expert"] * mesh["dcn"]["expert"]
