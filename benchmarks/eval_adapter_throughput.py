@@ -1,6 +1,6 @@
 """Sentences/s of the lm-evaluation-harness adapter vs the same forward pass on pre-tokenized batches.
 
-    .venv/bin/python benchmarks/eval_adapter_throughput.py RUN_DIR [--pairs N] [--full]
+    .venv/bin/python benchmarks/eval_adapter_throughput.py RUN_DIR [--pairs N] [--rounds R] [--full]
 
 Both sides score the same BLiMP sentences (the first N pairs of every paradigm of ../shared/datasets/blimp,
 as the harness requests them: continuation " <sentence>" after an empty context) with the same
@@ -8,7 +8,9 @@ CheckpointModel, batch size and bucketed lengths. "direct": the rows tokenized b
 length, then only `token_scores` timed. "adapter": CheckpointLM.loglikelihood on harness Instances
 (tokenization, sorting, batching and result handling included). Target: adapter >= 0.8x direct.
 `--full`: also the wall time of the full BLiMP task set through the harness (evaluation.evaluate_run).
-Each side runs once untimed first, so both are measured with their programs compiled.
+Each side runs once untimed first, so both are measured with their programs compiled; then R rounds
+alternate direct and adapter (so a load change on a shared machine hits both), and the median of the
+per-round ratios is reported with the 1-minute load average before and after.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import tempfile
 import time
 
@@ -57,6 +60,7 @@ def main() -> None:
     parser.add_argument("run_dir")
     parser.add_argument("--pairs", type=int, default=100, help="pairs per paradigm (1000 = all of BLiMP)")
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=5, help="alternating direct/adapter rounds (median reported)")
     parser.add_argument("--full", action="store_true", help="also time the full BLiMP evaluation through the harness")
     args = parser.parse_args()
     model = CheckpointModel.load(args.run_dir)
@@ -64,12 +68,16 @@ def main() -> None:
     sentences = blimp_sentences(args.pairs)
     rows = [[model.tokenizer.bos_id, *ids] for ids in model.tokenizer.encode([" " + s for s in sentences])]
     direct(model, rows, args.batch), adapter(lm, sentences[:args.batch * 4])  # compile every bucket once
-    direct_s, adapter_s = direct(model, rows, args.batch), adapter(lm, sentences)
-    n = len(sentences)
-    print(f"model: {args.run_dir} step {model.step}; {n} sentences, batch {args.batch}")
-    print(f"direct forward pass: {n / direct_s:,.0f} sentences/s ({direct_s:.2f} s)")
-    print(f"harness adapter:     {n / adapter_s:,.0f} sentences/s ({adapter_s:.2f} s)")
-    print(f"ratio adapter/direct: {direct_s / adapter_s:.2f}x (target >= 0.8x)")
+    n, load_before = len(sentences), os.getloadavg()[0]
+    print(f"model: {args.run_dir} step {model.step}; {n} sentences, batch {args.batch}, {args.rounds} rounds")
+    ratios, direct_rates = [], []
+    for round_ in range(args.rounds):
+        direct_s, adapter_s = direct(model, rows, args.batch), adapter(lm, sentences)
+        ratios.append(direct_s / adapter_s), direct_rates.append(n / direct_s)
+        print(f"round {round_ + 1}: direct {n / direct_s:,.0f} sentences/s ({direct_s:.2f} s), "
+              f"adapter {n / adapter_s:,.0f} sentences/s ({adapter_s:.2f} s), ratio {ratios[-1]:.2f}x")
+    print(f"median ratio adapter/direct: {statistics.median(ratios):.2f}x over {args.rounds} rounds (target >= 0.8x); "
+          f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if args.full:
         from marin_assets.evaluation.evaluate_run import evaluate
 
@@ -78,8 +86,9 @@ def main() -> None:
             started = time.perf_counter()
             summary = evaluate(args.run_dir, load_task_sets().get("blimp"), out, batch_size=args.batch)
             print(f"full BLiMP through the harness: {summary['overall']['items']} pairs in "
-                  f"{time.perf_counter() - started:.1f} s wall (model load {summary['load_s']} s), "
-                  f"acc {summary['overall']['acc']:.4f}")
+                  f"{time.perf_counter() - started:.1f} s wall (model load {summary['load_s']} s, evaluation "
+                  f"{summary['eval_s']} s; the forward pass alone at the direct rate: {2 * summary['overall']['items'] / statistics.median(direct_rates):.0f} s), "
+                  f"acc {summary['overall']['acc']:.4f}, load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ Step 2 (loss -> task metric) is fitted here on the suite's runs, with the ladder
 (k < 0 for accuracy, which rises as loss falls). The interval comes from a bootstrap over the suite's
 runs (refit on resampled runs) combined with the step-1 loss interval: each bootstrap draw predicts at
 a loss drawn uniformly from the step-1 interval, so both steps' uncertainty reaches the forecast.
+
+`problems` says in words when such a forecast carries no information: tiny CPU models sit near chance on
+BLiMP, their metrics differ by less than the sampling noise of the items, and a sigmoid through them is
+flat (or fits noise), so the forecast is chance plus noise whatever its error turns out to be.
 """
 
 from __future__ import annotations
@@ -73,6 +77,28 @@ def forecast(losses, metrics, predicted_loss: float, loss_interval: tuple[float,
     return {"form": "sigmoid", "params": asdict(fit), "predicted_loss": predicted_loss, "loss_interval": loss_interval,
             "prediction": fit.predict(predicted_loss), "interval": interval, "level": level,
             "bootstrap_draws": len(samples), "bootstrap_failed": draws - len(samples)}
+
+
+def problems(losses, metrics, fit_params: dict, items: int, random: float, metric: str) -> list[str]:
+    """Why a forecast of `metric` from these runs is degenerate (empty: it is not), judged against the
+    binomial sampling noise of a metric measured on `items` items (2 standard errors)."""
+    y = np.asarray(metrics, float)
+    center = float(np.clip(y.mean(), 0.01, 0.99))
+    noise = 2 * float(np.sqrt(center * (1 - center) / max(items, 1)))
+    found = []
+    spread = float(y.max() - y.min())
+    if spread < noise:
+        found.append(f"the suite's runs span {spread:.4f} of {metric}, less than its sampling noise ({noise:.4f}, "
+                     f"2 standard errors at {items} items): the sigmoid is fitted to noise")
+    if metric == "acc" and float(np.max(np.abs(y - random))) < noise:
+        found.append(f"every run's acc is within {noise:.4f} (2 standard errors) of chance {random:g}: "
+                     "these models do not yet solve the task")
+    fit = SigmoidFit(**fit_params)
+    swing = abs(fit.predict(float(np.min(losses))) - fit.predict(float(np.max(losses))))
+    if swing < noise:
+        found.append(f"the fitted sigmoid is flat: it moves {metric} by {swing:.4f} over the suite's loss range, "
+                     f"less than the sampling noise {noise:.4f}")
+    return found
 
 
 def check(forecast_result: dict, actual: float) -> dict:

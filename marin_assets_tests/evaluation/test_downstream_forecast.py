@@ -4,7 +4,7 @@ from that curve, and a held-out point off the curve is reported outside the inte
 import numpy as np
 import pytest
 
-from marin_assets.evaluation.downstream_forecast import check, fit_sigmoid, forecast, sigmoid
+from marin_assets.evaluation.downstream_forecast import check, fit_sigmoid, forecast, problems, sigmoid
 
 TRUE = (0.4, -3.0, 3.5, 0.5)  # accuracy 0.5 (chance) at high loss, 0.9 at low loss
 
@@ -35,3 +35,14 @@ def test_forecast_interval_covers_the_truth_and_the_check_flags_a_miss():
     assert check(result, truth)["within_interval"]
     miss = check(result, truth - 0.2)  # the failing case: a held-out run far below the curve
     assert not miss["within_interval"] and miss["error"] == pytest.approx(truth - 0.2 - result["prediction"])
+
+
+def test_problems_name_a_flat_near_chance_suite_and_pass_a_real_curve():
+    losses, metrics = suite_points()
+    result = forecast(losses, metrics, 2.4, draws=20)
+    assert problems(losses, metrics, result["params"], items=6700, random=0.5, metric="acc") == []
+    flat = 0.5 + np.array([0.004, -0.003, 0.002, 0.0, -0.004, 0.003, 0.001, -0.002, 0.002])  # chance + noise
+    found = problems(losses, flat, forecast(losses, flat, 2.4, draws=20)["params"], items=6700, random=0.5,
+                     metric="acc")
+    assert any("less than its sampling noise" in p for p in found)
+    assert any("within" in p and "of chance 0.5" in p for p in found)
