@@ -31,9 +31,12 @@ def build_fit_assets(
     name: str, fit: FitSettings, runs_dep, observations_of: Callable, targets_of: Callable[[dict], list[float]],
     targets_section, key_prefix: list[str] | None = None, reader: ModuleType = observations,
     extra_deps: tuple = (),
+    isoflop_approach: bool = True,
 ) -> list[dg.AssetsDefinition]:
     """`reader`: the pure module whose code `observations_of` runs (part of the fits' versions); `extra_deps`:
-    more upstream assets the fitted metric comes from (the suite's downstream evaluation)."""
+    more upstream assets the fitted metric comes from (the suite's downstream evaluation); `isoflop_approach`
+    False: no Approach 2 asset (a table that is not an isoFLOP grid), and `targets_of` receives the runs'
+    budgets in the isoFLOP report's shape."""
     fit_section = fit.model_dump(mode="json")
     isoflop_version = code_version(fit_section, reader, observations, isoflop, validation, results, plots)
     parametric_version = code_version(fit_section, reader, observations, parametric, bootstrap, validation, results,
@@ -106,20 +109,29 @@ def build_fit_assets(
                 },
             )
 
-    @dg.asset(name="scaling_predictions", group_name=GROUP, deps=[isoflop_fit, parametric_fit],
+    fits = [isoflop_fit, parametric_fit] if isoflop_approach else [parametric_fit]
+
+    @dg.asset(name="scaling_predictions", group_name=GROUP, deps=fits,
               code_version=predictions_version, automation_condition=FIT_AUTOMATION, kinds={"python"}, **prefix,
               description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest budget.")
     def scaling_predictions(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
         par_parts = results.output_parts(name, "fits", "parametric")
         iso_parts = results.output_parts(name, "fits", "isoflop")
-        st.require_committed(*par_parts), st.require_committed(*iso_parts)
+        st.require_committed(*par_parts)
         report = st.read_json(*par_parts, "parametric.json")
-        iso = st.read_json(*iso_parts, "isoflop.json")
+        iso = None
+        if isoflop_approach:
+            st.require_committed(*iso_parts)
+            iso = st.read_json(*iso_parts, "isoflop.json")
         law = results.law_from_report(report)
-        targets = targets_of(iso)
+        if iso is not None:
+            targets = targets_of(iso)
+        else:
+            budgets = sorted(observations_of(st)[0].table["budget"].unique())
+            targets = targets_of({"budgets": [{"budget": float(b), "status": "ok"} for b in budgets]})
         table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level)
-        png = plots.optimal_allocation(IsoflopFit.from_dict(iso), targets, law)
+        png = plots.optimal_allocation(IsoflopFit.from_dict(iso) if iso else None, targets, law)
         with st.atomic_dir(*results.output_parts(name, "predictions")) as staged:
             table.to_parquet(staged.join("predictions.parquet"), index=False)
             staged.write_json({"flops_model": FLOPS_MODEL, "law": report.get("law", "chinchilla"),
@@ -134,5 +146,5 @@ def build_fit_assets(
                                 **png_metadata(png, path, "optimal_allocation")},
             )
 
-    return [isoflop_fit, parametric_fit, scaling_predictions]
+    return [*fits, scaling_predictions]
 
