@@ -72,8 +72,7 @@ def test_heldout_rows_are_predicted_and_scored_without_approach_2(tmp_path):
         assert row["predicted"] == pytest.approx(law_loss(row["N"], row["D"]), rel=0.02)
         assert row["interval"][0] <= row["predicted"] <= row["interval"][1]
     outcomes = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
-    assert outcomes == {"parametric_leave_one_budget_out": outcomes["parametric_leave_one_budget_out"],
-                        "heldout_prediction_error": True}
+    assert outcomes["heldout_prediction_error"] and not any(name.startswith("isoflop") for name in outcomes)
 
     # the failing case: held-out rows 10% above the law the other rows follow
     _, shifted = materialize(tmp_path / "shifted", recipe(table(tmp_path, heldout_shift=0.10), heldout="N >= 2e9",
