@@ -113,7 +113,9 @@ def build_fit_assets(
 
     @dg.asset(name="scaling_predictions", group_name=GROUP, deps=fits,
               code_version=predictions_version, automation_condition=FIT_AUTOMATION, kinds={"python"}, **prefix,
-              description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest budget.")
+              description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest "
+                          "budget, with the bootstrap interval, the leave-one-budget-out refits' range, and whether "
+                          "the approaches disagree beyond the intervals.")
     def scaling_predictions(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
         par_parts = results.output_parts(name, "fits", "parametric")
@@ -130,7 +132,10 @@ def build_fit_assets(
         else:
             budgets = sorted(observations_of(st)[0].table["budget"].unique())
             targets = targets_of({"budgets": [{"budget": float(b), "status": "ok"} for b in budgets]})
-        table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level)
+        lobo_laws = [laws.law_from_params({**params, "law": report.get("law", "chinchilla")}, report)
+                     for params in validation.lobo_params(report["leave_one_budget_out"])]
+        table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level,
+                                          lobo_laws)
         png = plots.optimal_allocation(IsoflopFit.from_dict(iso) if iso else None, targets, law)
         with st.atomic_dir(*results.output_parts(name, "predictions")) as staged:
             table.to_parquet(staged.join("predictions.parquet"), index=False)

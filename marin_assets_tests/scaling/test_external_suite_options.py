@@ -133,3 +133,22 @@ def test_one_broken_suite_recipe_disables_only_that_suite_in_a_copied_recipes_fo
     asset = broken_suite_asset("broken", errors["broken"])
     result = dg.materialize([asset], raise_on_error=False)
     assert not result.success and asset.key == dg.AssetKey(["broken", "external_recipe_error"])
+
+
+def test_predictions_show_the_refits_range_and_say_when_the_approaches_disagree():
+    from marin_assets.scaling.laws import law_from_params
+    from marin_assets.scaling.results import predictions_table
+
+    law = law_from_params({"law": "chinchilla", **LAW})
+    boot = [law_from_params({"law": "chinchilla", **LAW, "E": LAW["E"] * f, "A": LAW["A"] * f}) for f in (0.97, 1.0, 1.03)]
+    lobo = [law_from_params({"law": "chinchilla", **LAW, "A": LAW["A"] * f}) for f in (0.9, 1.1)]
+    n_opt, d_opt = law.compute_optimal(1e22)
+    agreeing = {"N_opt_coefficient": n_opt / 1e22 ** 0.5, "N_opt_exponent": 0.5,
+                "D_opt_coefficient": d_opt / 1e22 ** 0.5, "D_opt_exponent": 0.5}
+    table = predictions_table(law, agreeing, [1e22], boot, 0.95, lobo).iloc[0]
+    assert table["loss_lobo_lo"] < table["loss"] < table["loss_lobo_hi"]  # A 10% lower / higher: loss moves
+    assert table["N_opt_lobo_lo"] < table["N_opt_lobo_hi"] and table["approaches"] == "agree"
+    # the failing case: Approach 2 puts N* at 3x Approach 3's, far outside its interval
+    far = predictions_table(law, {**agreeing, "N_opt_coefficient": 3 * agreeing["N_opt_coefficient"]}, [1e22], boot,
+                            0.95, lobo).iloc[0]
+    assert far["approaches"].startswith("disagree: Approach 2's N_opt")
