@@ -40,18 +40,23 @@ def blimp_sentences(pairs: int) -> list[str]:
     return sentences
 
 
+CPU_SECONDS: dict[str, float] = {}  # process CPU time (all threads) of the last call of each side
+
+
 def direct(model: CheckpointModel, rows: list[list[int]], batch: int) -> float:
     rows = sorted(rows, key=len, reverse=True)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for i in range(0, len(rows), batch):
         model.token_scores(rows[i:i + batch], batch_rows=batch)
+    CPU_SECONDS["direct"] = time.process_time() - cpu
     return time.perf_counter() - started
 
 
 def adapter(lm: CheckpointLM, sentences: list[str]) -> float:
     requests = [Instance("loglikelihood", {}, ("", " " + s), i) for i, s in enumerate(sentences)]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     lm.loglikelihood(requests)
+    CPU_SECONDS["adapter"] = time.process_time() - cpu
     return time.perf_counter() - started
 
 
@@ -70,28 +75,34 @@ def main() -> None:
     direct(model, rows, args.batch), adapter(lm, sentences[:args.batch * 4])  # compile every bucket once
     n, load_before = len(sentences), os.getloadavg()[0]
     print(f"model: {args.run_dir} step {model.step}; {n} sentences, batch {args.batch}, {args.rounds} rounds")
-    ratios, direct_rates = [], []
+    ratios, direct_rates, cpu_ratios, direct_cpu = [], [], [], []
     for round_ in range(args.rounds):
         direct_s, adapter_s = direct(model, rows, args.batch), adapter(lm, sentences)
         ratios.append(direct_s / adapter_s), direct_rates.append(n / direct_s)
+        cpu_ratios.append(CPU_SECONDS["direct"] / CPU_SECONDS["adapter"]), direct_cpu.append(CPU_SECONDS["direct"])
         started = time.perf_counter()  # what the adapter must do that the direct side was given
         model.tokenizer.encode([" " + s for s in sentences])
         print(f"round {round_ + 1}: direct {n / direct_s:,.0f} sentences/s ({direct_s:.2f} s), "
               f"adapter {n / adapter_s:,.0f} sentences/s ({adapter_s:.2f} s), ratio {ratios[-1]:.2f}x; "
-              f"tokenizing alone {time.perf_counter() - started:.2f} s")
+              f"tokenizing alone {time.perf_counter() - started:.2f} s; CPU seconds direct {CPU_SECONDS['direct']:.2f}, "
+              f"adapter {CPU_SECONDS['adapter']:.2f} (ratio {cpu_ratios[-1]:.2f}x)")
     print(f"median ratio adapter/direct: {statistics.median(ratios):.2f}x over {args.rounds} rounds (target >= 0.8x); "
-          f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+          f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median CPU-time ratio "
+          f"{statistics.median(cpu_ratios):.2f}x (less sensitive to other processes than wall time)")
     if args.full:
         from marin_assets.evaluation.evaluate_run import evaluate
 
         os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
         with tempfile.TemporaryDirectory() as out:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             summary = evaluate(args.run_dir, load_task_sets().get("blimp"), out, batch_size=args.batch)
             print(f"full BLiMP through the harness: {summary['overall']['items']} pairs in "
                   f"{time.perf_counter() - started:.1f} s wall (model load {summary['load_s']} s, evaluation "
                   f"{summary['eval_s']} s; the forward pass alone at the direct rate: {2 * summary['overall']['items'] / statistics.median(direct_rates):.0f} s), "
                   f"acc {summary['overall']['acc']:.4f}, load average {os.getloadavg()[0]:.1f}")
+            forward_cpu = statistics.median(direct_cpu) * 2 * summary["overall"]["items"] / n
+            print(f"CPU seconds (all threads): full evaluation {time.process_time() - cpu:.0f} s, of which the forward "
+                  f"pass alone would take {forward_cpu:.0f} s at the direct side's CPU cost per sentence")
 
 
 if __name__ == "__main__":
