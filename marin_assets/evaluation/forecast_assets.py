@@ -69,6 +69,7 @@ def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsReg
             result = downstream_forecast.forecast(losses, values, loss["predicted_loss"], tuple(loss["interval"]))
             found = downstream_forecast.problems(losses, values, result["params"], min(o["items"] for o in overalls),
                                                  overalls[0]["random"], metric)
+            found = ([result["fit_failed"] + ": the forecast is the runs' mean"] if result["fit_failed"] else []) + found
             forecasts[metric] = {**result, "runs": used, "problems": found, "verdict": verdict(found)}
         with st.atomic_dir(*forecast_parts(task_set)) as staged:
             staged.write_json({"task_set": task_set, "heldout": loss.get("run"), "forecasts": forecasts}, FORECAST_FILE)

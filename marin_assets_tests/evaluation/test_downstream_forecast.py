@@ -46,3 +46,16 @@ def test_problems_name_a_flat_near_chance_suite_and_pass_a_real_curve():
                      metric="acc")
     assert any("less than its sampling noise" in p for p in found)
     assert any("within" in p and "of chance 0.5" in p for p in found)
+
+
+def test_runs_no_sigmoid_fits_give_a_flat_forecast_that_says_so():
+    """The quickstart's blimp_sample accuracies of its 13 suite runs (400 pairs each): no sigmoid converges."""
+    losses = [4.6001, 4.5798, 4.5917, 4.6888, 4.3574, 4.3157, 4.3288, 4.2973, 4.5051, 4.1865, 4.1905, 4.2266, 4.4473]
+    accs = [0.5575, 0.605, 0.525, 0.5975, 0.62, 0.63, 0.575, 0.6175, 0.5425, 0.5825, 0.5875, 0.5625, 0.55]
+    with pytest.raises(RuntimeError):
+        fit_sigmoid(losses, accs)
+    result = forecast(losses, accs, 4.1, (4.05, 4.15), draws=50)
+    assert result["fit_failed"].startswith("the loss -> metric sigmoid did not converge")
+    assert result["prediction"] == pytest.approx(np.mean(accs)) and result["interval"][0] < np.mean(accs)
+    found = problems(losses, accs, result["params"], items=400, random=0.5, metric="acc")
+    assert any("does not fall with loss" in p for p in found) and any("flat" in p for p in found)
