@@ -35,6 +35,7 @@ FILE_SECONDS = {
     "marin_assets_tests/tokenize/test_maxtext_training.py": 35,
     "marin_assets_tests/governance/test_waiting_cli.py": 29,
     "marin_assets_tests/scaling/test_external.py": 23,
+    "marin_assets_tests/scaling/test_external_suite_options.py": 30,  # two materializations of a 43-row table (106 s at load 20)
     "marin_assets_tests/test_defaults_and_warnings.py": 22,
     "marin_assets_tests/data/test_curation_job.py": 19,
     "marin_assets_tests/data/test_global_dedup.py": 18,

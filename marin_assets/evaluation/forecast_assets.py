@@ -24,19 +24,24 @@ METRICS = ("acc", "correct_prob_norm")
 FORECAST_FILE, CHECK_FILE, PREDICTION_FILE = "forecast.json", "check.json", "prediction.json"
 
 
-def suite_points(st: Storage, suite: str, run_keys: list[str], task_set: str, metric: str) -> tuple[list, list, list]:
-    """(losses, metric values, run keys) of the suite runs with both a committed result and evaluation."""
-    losses, values, used = [], [], []
+def suite_points(st: Storage, suite: str, run_keys: list[str], task_set: str, metric: str
+                 ) -> tuple[list, list, list, list]:
+    """(losses, metric values, run keys, overall summaries) of the suite runs with a committed result and evaluation."""
+    losses, values, used, overalls = [], [], [], []
     for key in run_keys:
         eval_parts = (layout.EVALUATION, suite, key, task_set)
         if not (st.is_committed(*run_parts(suite, key)) and st.is_committed(*eval_parts)):
             continue
         loss = st.read_json(*run_parts(suite, key), RESULT_FILE).get("final_eval_loss")
         if loss is not None:
-            losses.append(float(loss))
-            values.append(float(st.read_json(*eval_parts, RESULT_FILE)["overall"][metric]))
-            used.append(key)
-    return losses, values, used
+            overall = st.read_json(*eval_parts, RESULT_FILE)["overall"]
+            losses.append(float(loss)), values.append(float(overall[metric])), used.append(key), overalls.append(overall)
+    return losses, values, used, overalls
+
+
+def verdict(found: list[str]) -> str:
+    """What a user reads first about a forecast: usable, or degenerate and why."""
+    return "usable" if not found else "degenerate (chance plus noise, whatever its error): " + "; ".join(found)
 
 
 def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsRegistry, suite_eval: str,
@@ -60,16 +65,21 @@ def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsReg
         loss = st.read_json(*prediction_parts, PREDICTION_FILE)
         forecasts = {}
         for metric in METRICS:
-            losses, values, used = suite_points(st, suite, run_keys, task_set, metric)
+            losses, values, used, overalls = suite_points(st, suite, run_keys, task_set, metric)
             result = downstream_forecast.forecast(losses, values, loss["predicted_loss"], tuple(loss["interval"]))
-            forecasts[metric] = {**result, "runs": used}
+            found = downstream_forecast.problems(losses, values, result["params"], min(o["items"] for o in overalls),
+                                                 overalls[0]["random"], metric)
+            found = ([result["fit_failed"] + ": the forecast is the runs' mean"] if result["fit_failed"] else []) + found
+            forecasts[metric] = {**result, "runs": used, "problems": found, "verdict": verdict(found)}
         with st.atomic_dir(*forecast_parts(task_set)) as staged:
             staged.write_json({"task_set": task_set, "heldout": loss.get("run"), "forecasts": forecasts}, FORECAST_FILE)
             acc = forecasts["acc"]
             return record_output(
                 context, staged, recipe={"suite": suite, "task_set": task_set},
                 output_hash=hash_json(forecasts), stats={"predicted_acc": acc["prediction"], "runs": len(acc["runs"])},
-                extra_metadata={"acc_interval": dg.MetadataValue.text(str(acc["interval"]))})
+                extra_metadata={"verdict": dg.MetadataValue.text(acc["verdict"]),
+                                "acc_interval": dg.MetadataValue.text(str(acc["interval"])),
+                                **{f"{m}_verdict": dg.MetadataValue.text(f["verdict"]) for m, f in forecasts.items()}})
 
     @versioned({"metrics": METRICS})
     @dg.asset(name="heldout_downstream_check", partitions_def=partitions, group_name=GROUP,
@@ -81,12 +91,20 @@ def build_forecast_assets(suite: str, run_keys: list[str], registry: TaskSetsReg
         st.require_committed(*heldout_eval_parts(task_set))
         forecasts = st.read_json(*forecast_parts(task_set), FORECAST_FILE)["forecasts"]
         measured = st.read_json(*heldout_eval_parts(task_set), RESULT_FILE)["overall"]
-        checks = {m: downstream_forecast.check(forecasts[m], measured[m]) for m in METRICS}
+        checks = {m: {**downstream_forecast.check(forecasts[m], measured[m]),
+                      "forecast_verdict": forecasts[m].get("verdict", "not judged (an older forecast)")} for m in METRICS}
         with st.atomic_dir(layout.EVALUATION, suite, "heldout_check", task_set) as staged:
             staged.write_json(checks, CHECK_FILE)
             return record_output(
                 context, staged, recipe={"suite": suite, "task_set": task_set},
                 output_hash=hash_json(checks),
-                stats={f"{m}_{k}": v for m, c in checks.items() for k, v in c.items()})
+                stats={f"{m}_{k}": v for m, c in checks.items() for k, v in c.items() if k != "forecast_verdict"},
+                extra_metadata={"summary": dg.MetadataValue.text(check_summary(checks["acc"]))})
 
     return [downstream_forecast_asset, heldout_downstream_check]
+
+
+def check_summary(acc: dict) -> str:
+    inside = "inside" if acc["within_interval"] else "outside"
+    return (f"acc predicted {acc['predicted']:.4f}, measured {acc['actual']:.4f}, error {acc['error']:+.4f} "
+            f"({inside} the interval); forecast {acc['forecast_verdict']}")

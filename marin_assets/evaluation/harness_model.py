@@ -7,10 +7,14 @@ the context and continuation are encoded together and the continuation's tokens 
 the context's encoding; over-long rows keep their last `context` tokens. Rows are sorted by length
 and scored in fixed-size batches of bucketed length (train.checkpoint_model), so a whole task
 compiles a handful of programs and Python work per row stays small next to the forward pass.
+Requests are tokenized in chunks and each batch is dispatched before the previous one is read back
+(JAX computes asynchronously), so tokenizing, padding and summing overlap the forward pass.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -20,12 +24,14 @@ from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
 MODEL_NAME = "marin_checkpoint"
 DEFAULT_BATCH = 64
+CHUNK_BATCHES = 16   # requests tokenized per chunk: 16 batches (sorting within a chunk fills the buckets as well)
+IN_FLIGHT = 2        # batches dispatched ahead of the one being read back
 
 
 @register_model(MODEL_NAME)
 class CheckpointLM(LM):
     """loglikelihood and loglikelihood_rolling of a CheckpointModel (anything with .tokenizer, .context,
-    .token_scores(rows, batch_rows))."""
+    .dispatch_scores(rows, batch_rows) -> pending with .result())."""
 
     def __init__(self, model: Any = None, run_dir: str | None = None, step: int | None = None,
                  batch_size: int = DEFAULT_BATCH, **_):
@@ -69,18 +75,37 @@ class CheckpointLM(LM):
 
     def score_rows(self, rows: list[tuple[list[int], int]]) -> list[tuple[float, bool]]:
         """(sum of the last n log-probs, all of them argmax) per (row, n), batched longest first."""
-        order = sorted(range(len(rows)), key=lambda i: -len(rows[i][0]))
-        out: list[tuple[float, bool]] = [(0.0, False)] * len(rows)
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
-            logprobs, greedy = self.model.token_scores([rows[i][0] for i in chunk], batch_rows=self.batch_size)
-            for i, lp, gr in zip(chunk, logprobs, greedy):
-                n = rows[i][1]
-                out[i] = (float(lp[-n:].sum()), bool(gr[-n:].all()))
+        return self.score_chunks([rows])
+
+    def score_chunks(self, chunks: Iterable[list[tuple[list[int], int]]]) -> list[tuple[float, bool]]:
+        """score_rows over the concatenated chunks, pipelined: while up to IN_FLIGHT batches compute, the
+        next batch is padded and dispatched (and the next chunk, if `chunks` is lazy, tokenized)."""
+        out: list[tuple[float, bool]] = []
+        pending: deque = deque()
+
+        def finish():
+            offset, chunk, counts, scores = pending.popleft()
+            for i, n, lp, gr in zip(chunk, counts, *scores.result()):
+                out[offset + i] = (float(lp[-n:].sum()), bool(gr[-n:].all()))
+
+        for rows in chunks:
+            offset = len(out)
+            out.extend([(0.0, False)] * len(rows))
+            order = sorted(range(len(rows)), key=lambda i: -len(rows[i][0]))
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start:start + self.batch_size]
+                scores = self.model.dispatch_scores([rows[i][0] for i in chunk], batch_rows=self.batch_size)
+                pending.append((offset, chunk, [rows[i][1] for i in chunk], scores))
+                while len(pending) > IN_FLIGHT:
+                    finish()
+        while pending:
+            finish()
         return out
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        results = self.score_rows(self._rows([req.args for req in requests]))
+        pairs = [req.args for req in requests]
+        size = self.batch_size * CHUNK_BATCHES
+        results = self.score_chunks(self._rows(pairs[i:i + size]) for i in range(0, len(pairs), size))
         for req, result in zip(requests, results):
             self.cache_hook.add_partial("loglikelihood", req.args, result)
         return results

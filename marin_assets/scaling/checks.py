@@ -59,8 +59,10 @@ def _lobo_result(report: dict, fit: FitSettings) -> dg.AssetCheckResult:
     )
 
 
-def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None = None) -> list[dg.AssetChecksDefinition]:
-    """Checks of the fit assets of suite `name` (asset keys under `key_prefix` for an external suite)."""
+def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None = None,
+                     isoflop_approach: bool = True) -> list[dg.AssetChecksDefinition]:
+    """Checks of the fit assets of suite `name` (asset keys under `key_prefix` for an external suite);
+    `isoflop_approach` False: no Approach 2 asset, so none of its checks."""
     iso_key = dg.AssetKey([*(key_prefix or []), "isoflop_fit"])
     par_key = dg.AssetKey([*(key_prefix or []), "parametric_fit"])
 
@@ -108,8 +110,8 @@ def build_fit_checks(name: str, fit: FitSettings, key_prefix: list[str] | None =
                           columns=["parameter", "lo", "hi", "hi_over_lo"])},
         )
 
-    checks = [isoflop_minima_bracketed, lobo_check("isoflop", "Approach 2", iso_key),
-              lobo_check("parametric", "Approach 3", par_key)]
+    checks = [isoflop_minima_bracketed, lobo_check("isoflop", "Approach 2", iso_key)] if isoflop_approach else []
+    checks += [lobo_check("parametric", "Approach 3", par_key)]
     return checks + ([parametric_intervals_narrow] if fit.bootstrap else [])
 
 

@@ -8,17 +8,22 @@ import dagster as dg
 
 from marin_assets.scaling.assets import build_scaling_assets
 from marin_assets.scaling.checks import build_fit_checks, build_scaling_checks
-from marin_assets.scaling.external import ExternalSuiteRecipe, external_recipes
-from marin_assets.scaling.external_assets import build_external_assets
+from marin_assets.scaling.external import ExternalSuiteRecipe, external_recipes_or_errors
+from marin_assets.scaling.external_assets import broken_suite_asset, build_external_assets, build_heldout_check
 from marin_assets.scaling.suite import ScalingRecipe, default_recipe_path, load_scaling_recipe
 
 
-def build_defs(recipe: ScalingRecipe, externals: list[ExternalSuiteRecipe] = ()) -> dg.Definitions:
+def build_defs(recipe: ScalingRecipe, externals: list[ExternalSuiteRecipe] = (),
+               broken: dict[str, str] | None = None) -> dg.Definitions:
+    """`broken`: {file stem: error} of external suite recipes that did not load (an error asset each)."""
     assets, checks = build_scaling_assets(recipe), build_scaling_checks(recipe)
     for ext in externals:
         assets += build_external_assets(ext)
-        checks += build_fit_checks(ext.name, ext.fit, key_prefix=[ext.name])
+        checks += build_fit_checks(ext.name, ext.fit, key_prefix=[ext.name],
+                                   isoflop_approach="isoflop" in ext.approaches)
+        checks += [build_heldout_check(ext)] if ext.heldout else []
+    assets += [broken_suite_asset(stem, message) for stem, message in (broken or {}).items()]
     return dg.Definitions(assets=assets, asset_checks=checks)
 
 
-defs = build_defs(load_scaling_recipe(default_recipe_path()), external_recipes())
+defs = build_defs(load_scaling_recipe(default_recipe_path()), *external_recipes_or_errors())

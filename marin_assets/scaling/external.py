@@ -20,12 +20,13 @@ import pandas as pd
 from pydantic import Field, model_validator
 
 from marin_assets.core.hashing import sha256_bytes
-from marin_assets.core.recipes import Recipe, load_recipe, recipe_path, recipes_dir
+from marin_assets.core.recipes import Recipe, RecipeError, load_recipe, recipe_path, recipes_dir
 from marin_assets.scaling.fit_settings import FLOPS_PER_PARAM_TOKEN, FitSettings
 
 EXTERNAL_DIR = "scaling/external"
 STANDARD = ("name", "N", "D", "C", "loss", "budget", "unique_tokens", "source")
 SCALABLE = ("N", "D", "C", "loss", "budget", "unique_tokens")
+HELD_OUT = "held out by the recipe"
 
 
 class TableColumns(Recipe):
@@ -33,8 +34,8 @@ class TableColumns(Recipe):
 
     name: str | None = None
     N: str = "N"
-    D: str | None = "D"            # tokens; None: derived as C / (6 N)
-    C: str | None = "C"            # None: derived as 6 N D
+    D: str | None = "D"            # tokens; None (or left unset and no column D): derived as C / (6 N)
+    C: str | None = "C"            # None (or left unset and no column C): derived as 6 N D
     loss: str = "loss"
     budget: str | None = None      # isoFLOP budget of the run; None: log-spaced bins of C
     unique_tokens: str | None = None
@@ -59,7 +60,21 @@ class ExternalSuiteRecipe(Recipe):
     scale: dict[str, float] = {}
     where: str | None = None
     c_tolerance: float = Field(default=0.1, gt=0)
+    # Rows the fits leave out and the held-out assets predict and score (an expression like `where`).
+    heldout: str | None = None
+    # Which approaches to fit: Approach 2 (isoflop) needs an isoFLOP grid; Approach 3 (parametric) is
+    # what the predictions and the held-out rows use, so it cannot be left out.
+    approaches: list[Literal["isoflop", "parametric"]] = Field(default=["isoflop", "parametric"], min_length=1)
+    # Rows repeated over (N, D, loss): one run exported twice. refuse (naming the first rows) or keep_one.
+    duplicates: Literal["refuse", "keep_one"] = "refuse"
     fit: FitSettings = FitSettings()
+
+    @model_validator(mode="after")
+    def _parametric_is_fitted(self):
+        if "parametric" not in self.approaches:
+            raise ValueError(f"approaches {self.approaches} must include parametric: the predictions and the "
+                             "held-out rows come from Approach 3")
+        return self
 
     @model_validator(mode="after")
     def _scaled_quantities_exist(self):
@@ -98,7 +113,7 @@ def read_table(recipe: ExternalSuiteRecipe) -> tuple[pd.DataFrame, str]:
     if recipe.sha256 and digest != recipe.sha256:
         raise ExternalTableError(f"{recipe.name}: {path} has sha256 {digest}, the recipe registers {recipe.sha256}")
     table = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    cols = recipe.columns
+    cols = present_columns(recipe.columns, table)
     named = [c for c in (cols.name, cols.N, cols.D, cols.C, cols.loss, cols.budget, cols.unique_tokens, cols.source,
                          *cols.metrics) if c]
     missing = sorted(set(named) - set(table.columns))
@@ -107,6 +122,13 @@ def read_table(recipe: ExternalSuiteRecipe) -> tuple[pd.DataFrame, str]:
     if cols.D is None and cols.C is None:
         raise ExternalTableError(f"{recipe.name}: the table needs a tokens (D) or a compute (C) column")
     return table, digest
+
+
+def present_columns(cols: TableColumns, table: pd.DataFrame) -> TableColumns:
+    """The columns with D and C dropped when the recipe left them at their default and the table has no
+    such column (a table without C needs no `C: null`); a column the recipe names must exist."""
+    absent = {q: None for q in ("D", "C") if q not in cols.model_fields_set and getattr(cols, q) not in table.columns}
+    return cols.model_copy(update=absent)
 
 
 def _number(value) -> float:
@@ -121,17 +143,19 @@ def budget_bin(C: float, per_decade: int) -> float:
     return float(10 ** (round(math.log10(C) * per_decade) / per_decade)) if C > 0 and math.isfinite(C) else math.nan
 
 
-def selected_rows(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> pd.Series:
-    """Which rows recipe.where keeps (all when unset); a bad expression is an error naming the recipe field."""
-    if not recipe.where:
-        return pd.Series(True, index=table.index)
+def selected_rows(recipe: ExternalSuiteRecipe, table: pd.DataFrame, field: str = "where") -> pd.Series:
+    """Which rows the recipe's `field` expression (where, heldout) selects; unset: all rows for where, none for
+    heldout. A bad expression is an error naming the recipe field."""
+    expression = getattr(recipe, field)
+    if not expression:
+        return pd.Series(field == "where", index=table.index)
     try:
-        keep = table.eval(recipe.where)
+        keep = table.eval(expression)
     except Exception as exc:  # pandas raises many kinds (SyntaxError, UndefinedVariableError, TypeError)
-        raise ExternalTableError(f"{recipe.name}: where {recipe.where!r} cannot be evaluated over the table's "
+        raise ExternalTableError(f"{recipe.name}: {field} {expression!r} cannot be evaluated over the table's "
                                  f"columns {sorted(table.columns)}: {type(exc).__name__}: {exc}") from None
     if not isinstance(keep, pd.Series) or keep.dtype != bool:
-        raise ExternalTableError(f"{recipe.name}: where {recipe.where!r} is not a true/false condition per row")
+        raise ExternalTableError(f"{recipe.name}: {field} {expression!r} is not a true/false condition per row")
     return keep
 
 
@@ -139,9 +163,10 @@ def _scaled(recipe: ExternalSuiteRecipe, quantity: str, value: float) -> float:
     return value * recipe.scale.get(quantity, 1.0)
 
 
-def compute_definition(recipe: ExternalSuiteRecipe, results: list[dict]) -> tuple[str, list[str]]:
+def compute_definition(recipe: ExternalSuiteRecipe, results: list[dict], table: pd.DataFrame | None = None
+                       ) -> tuple[str, list[str]]:
     """How C was defined (given, or 6ND) and a warning per usable row whose given C and 6ND disagree."""
-    cols = recipe.columns
+    cols = recipe.columns if table is None else present_columns(recipe.columns, table)
     if cols.C is None:
         return "6ND (the table has no C column)", []
     if cols.D is None:
@@ -157,8 +182,8 @@ def compute_definition(recipe: ExternalSuiteRecipe, results: list[dict]) -> tupl
 
 def table_results(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> list[dict]:
     """One result.json-shaped dict per row, in row order; unusable rows keep status/values saying why."""
-    cols, k = recipe.columns, FLOPS_PER_PARAM_TOKEN
-    keep = selected_rows(recipe, table)
+    cols, k = present_columns(recipe.columns, table), FLOPS_PER_PARAM_TOKEN
+    keep, held = selected_rows(recipe, table), selected_rows(recipe, table, "heldout")
     losses = pd.to_numeric(table[cols.loss], errors="coerce")
     dropped = set(losses.nlargest(recipe.drop_highest_loss).index) if recipe.drop_highest_loss else set()
     results = []
@@ -177,6 +202,8 @@ def table_results(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> list[dict
             status = f"filtered out by the recipe: where {recipe.where}"
         elif index in dropped:
             status = f"dropped by the recipe: one of the {recipe.drop_highest_loss} highest losses"
+        elif held[index]:
+            status = f"{HELD_OUT}: heldout {recipe.heldout}"
         result = {
             "run": str(row[cols.name]) if cols.name else f"row{index:04d}", "budget": budget, "N": N, "D": D, "C": C,
             "final_eval_loss": loss if math.isfinite(loss) else None, "status": status,
@@ -186,6 +213,32 @@ def table_results(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> list[dict
         if cols.unique_tokens:
             result["unique_tokens"] = _scaled(recipe, "unique_tokens", _number(row[cols.unique_tokens]))
         results.append(result)
+    return apply_duplicates_policy(recipe, results)
+
+
+def apply_duplicates_policy(recipe: ExternalSuiteRecipe, results: list[dict]) -> list[dict]:
+    """Rows still in the fit (or held out) that repeat another's (N, D, fitted value): refused naming the
+    first repeated rows, or (duplicates: keep_one) every repeat after the first excluded, naming the kept row."""
+    from marin_assets.scaling.observations import metric_value
+
+    first: dict[tuple, str] = {}
+    repeats = []
+    for r in results:
+        if r["status"] != "succeeded" and not r["status"].startswith(HELD_OUT):
+            continue
+        key = (r["N"], r["D"], metric_value(r, recipe.fit.metric))
+        if key in first:
+            repeats.append((r, first[key], key))
+        else:
+            first[key] = r["run"]
+    if repeats and recipe.duplicates == "refuse":
+        r, kept, (N, D, value) = repeats[0]
+        raise ExternalTableError(
+            f"{recipe.name}: {len(repeats)} rows repeat another row's (N, D, {recipe.fit.metric}), first rows "
+            f"{kept!r} and {r['run']!r} (N={N:.6g}, D={D:.6g}, {recipe.fit.metric}={value:.6g}); set duplicates: "
+            "keep_one in the recipe to keep the first of each")
+    for r, kept, _ in repeats:
+        r["status"] = f"repeats row {kept} over (N, D, {recipe.fit.metric}): kept the first (duplicates: keep_one)"
     return results
 
 
@@ -194,9 +247,24 @@ def load_external_recipe(path: str | Path) -> ExternalSuiteRecipe:
 
 
 def external_recipes() -> list[ExternalSuiteRecipe]:
-    """Every registered external suite (recipes/scaling/external/*.yaml), by file name."""
+    """Every registered external suite (recipes/scaling/external/*.yaml), by file name; a broken one raises."""
+    recipes, errors = external_recipes_or_errors()
+    if errors:
+        raise RecipeError(next(iter(errors.values())))
+    return recipes
+
+
+def external_recipes_or_errors() -> tuple[list[ExternalSuiteRecipe], dict[str, str]]:
+    """The external suites that load, and {file stem: error} for those that do not, so one broken suite
+    recipe disables only that suite."""
     folder = recipes_dir() / EXTERNAL_DIR
-    return [load_external_recipe(p) for p in sorted(folder.glob("*.yaml"))] if folder.is_dir() else []
+    recipes, errors = [], {}
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        try:
+            recipes.append(load_external_recipe(path))
+        except RecipeError as exc:
+            errors[path.stem] = str(exc)
+    return recipes, errors
 
 
 def target_budgets(recipe: ExternalSuiteRecipe, results: list[dict]) -> list[float]:

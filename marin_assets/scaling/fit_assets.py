@@ -18,7 +18,7 @@ from marin_assets.core.line_preview import preview_key
 from marin_assets.resources.metadata_tables import metadata_table, round_sig
 from marin_assets.resources.recording import record_output
 from marin_assets.resources.storage import StorageResource
-from marin_assets.scaling import observations, plots, result_paths, results
+from marin_assets.scaling import laws, observations, plots, result_paths, results, validation
 from marin_assets.scaling.isoflop import IsoflopFit
 from marin_assets.scaling.outputs import FIT_AUTOMATION, GROUP, bootstrap_laws, png_metadata, write_png
 from marin_assets.scaling.fit_settings import FLOPS_MODEL, FitSettings
@@ -32,9 +32,12 @@ def build_fit_assets(
     name: str, fit: FitSettings, runs_dep, observations_of: Callable, targets_of: Callable[[dict], list[float]],
     targets_section, key_prefix: list[str] | None = None, reader: ModuleType = observations,
     extra_deps: tuple = (),
+    isoflop_approach: bool = True,
 ) -> list[dg.AssetsDefinition]:
     """`reader`: the pure module whose code `observations_of` runs (part of the fits' versions); `extra_deps`:
-    more upstream assets the fitted metric comes from (the suite's downstream evaluation)."""
+    more upstream assets the fitted metric comes from (the suite's downstream evaluation); `isoflop_approach`
+    False: no Approach 2 asset (a table that is not an isoFLOP grid), and `targets_of` receives the runs'
+    budgets in the isoFLOP report's shape."""
     fit_section = fit.model_dump(mode="json")
     prefix = {"key_prefix": key_prefix} if key_prefix else {}
 
@@ -107,21 +110,35 @@ def build_fit_assets(
                 },
             )
 
+    fits = [isoflop_fit, parametric_fit] if isoflop_approach else [parametric_fit]
+
     @versioned({**fit_section, "targets": targets_section})
-    @dg.asset(name="scaling_predictions", group_name=GROUP, deps=[isoflop_fit, parametric_fit],
+    @dg.asset(name="scaling_predictions", group_name=GROUP, deps=fits,
               automation_condition=FIT_AUTOMATION, kinds={"python"}, **prefix,
-              description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest budget.")
+              description="Compute-optimal N, D and expected loss (both approaches) at 10x/100x/1000x the largest "
+                          "budget, with the bootstrap interval, the leave-one-budget-out refits' range, and whether "
+                          "the approaches disagree beyond the intervals.")
     def scaling_predictions(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
         st = storage.storage
         par_parts = result_paths.output_parts(name, "fits", "parametric")
         iso_parts = result_paths.output_parts(name, "fits", "isoflop")
-        st.require_committed(*par_parts), st.require_committed(*iso_parts)
+        st.require_committed(*par_parts)
         report = st.read_json(*par_parts, "parametric.json")
-        iso = st.read_json(*iso_parts, "isoflop.json")
+        iso = None
+        if isoflop_approach:
+            st.require_committed(*iso_parts)
+            iso = st.read_json(*iso_parts, "isoflop.json")
         law = results.law_from_report(report)
-        targets = targets_of(iso)
-        table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level)
-        png = plots.optimal_allocation(IsoflopFit.from_dict(iso), targets, law)
+        if iso is not None:
+            targets = targets_of(iso)
+        else:
+            budgets = sorted(observations_of(st)[0].table["budget"].unique())
+            targets = targets_of({"budgets": [{"budget": float(b), "status": "ok"} for b in budgets]})
+        lobo_laws = [laws.law_from_params({**params, "law": report.get("law", "chinchilla")}, report)
+                     for params in validation.lobo_params(report["leave_one_budget_out"])]
+        table = results.predictions_table(law, iso, targets, bootstrap_laws(st, par_parts, report), fit.level,
+                                          lobo_laws)
+        png = plots.optimal_allocation(IsoflopFit.from_dict(iso) if iso else None, targets, law)
         with st.atomic_dir(*result_paths.output_parts(name, "predictions")) as staged:
             table.to_parquet(staged.join("predictions.parquet"), index=False)
             staged.write_json({"flops_model": FLOPS_MODEL, "law": report.get("law", "chinchilla"),
@@ -136,5 +153,5 @@ def build_fit_assets(
                                 **png_metadata(png, path, "optimal_allocation")},
             )
 
-    return [isoflop_fit, parametric_fit, scaling_predictions]
+    return [*fits, scaling_predictions]
 

@@ -63,18 +63,20 @@ def isoflop_curves(points: pd.DataFrame, fit: IsoflopFit) -> bytes:
     return _png(isoflop_figure(points, fit))
 
 
-def optimal_allocation(fit: IsoflopFit, targets: list[float], law: Law | None = None) -> bytes:
-    """N*(C) and D*(C): per-budget minima, the isoFLOP power laws, and Approach 3 if given."""
-    usable = [b for b in fit.budgets if b.usable]
-    budgets = np.array([b.budget for b in usable])
+def optimal_allocation(fit: IsoflopFit | None, targets: list[float], law: Law | None = None) -> bytes:
+    """N*(C) and D*(C): per-budget minima, the isoFLOP power laws (fit None: Approach 2 not fitted), and
+    Approach 3 if given."""
+    usable = [b for b in fit.budgets if b.usable] if fit is not None else []
+    budgets = np.array([b.budget for b in usable]) if usable else np.array(targets) / 100
     span = np.geomspace(budgets.min() / 2, max(targets + [budgets.max()]) * 2, 100)
     fig, axes = pyplot().subplots(1, 2, figsize=(9.6, 3.8))
     for ax, name, observed, power in (
-        (axes[0], "N*", [b.N_opt for b in usable], fit.N_law),
-        (axes[1], "D*", [b.D_opt for b in usable], fit.D_law),
+        (axes[0], "N*", [b.N_opt for b in usable], fit.N_law if fit is not None else None),
+        (axes[1], "D*", [b.D_opt for b in usable], fit.D_law if fit is not None else None),
     ):
-        ax.scatter(budgets, observed, color="black", zorder=3, label="isoFLOP minima")
-        ax.plot(span, power(span), color="tab:blue", label=f"Approach 2: C^{power.exponent:.3f}")
+        if power is not None:
+            ax.scatter(budgets, observed, color="black", zorder=3, label="isoFLOP minima")
+            ax.plot(span, power(span), color="tab:blue", label=f"Approach 2: C^{power.exponent:.3f}")
         if law is not None:
             n_opt, d_opt = law.compute_optimal(span)
             ax.plot(span, n_opt if name == "N*" else d_opt, color="tab:orange", ls="--", label="Approach 3")

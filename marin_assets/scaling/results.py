@@ -110,20 +110,49 @@ def law_from_report(report: dict) -> Law:
 
 
 def predictions_table(law: Law, iso: dict | None, targets: list[float], boot_laws=None,
-                      level: float = 0.95) -> pd.DataFrame:
-    """Per target budget: Approach 3's compute-optimal N, D and loss (with bootstrap intervals) and
-    Approach 2's N*, D* power laws and optimal-loss law (when the isoFLOP fit exists)."""
+                      level: float = 0.95, lobo_laws=None) -> pd.DataFrame:
+    """Per target budget: Approach 3's compute-optimal N, D and loss (with bootstrap intervals and the
+    range of the leave-one-budget-out refits' predictions), Approach 2's N*, D* power laws and
+    optimal-loss law (when the isoFLOP fit exists), and whether the two approaches disagree beyond
+    Approach 3's intervals."""
     n_opt, d_opt = law.compute_optimal(np.array(targets), FLOPS_PER_PARAM_TOKEN)
     table = pd.DataFrame({"C": targets, "N_opt": n_opt, "D_opt": d_opt, "loss": law.loss(n_opt, d_opt)})
     if boot_laws:
         table = table.merge(prediction_intervals(boot_laws, targets, level, FLOPS_PER_PARAM_TOKEN), on="C")
+    if lobo_laws:
+        table = table.merge(lobo_spread(lobo_laws, targets), on="C")
     if iso is not None:
         C = np.array(targets)
         table["N_opt_isoflop"] = iso["N_opt_coefficient"] * C ** iso["N_opt_exponent"]
         table["D_opt_isoflop"] = iso["D_opt_coefficient"] * C ** iso["D_opt_exponent"]
         if iso.get("loss_opt_law"):
             table["loss_isoflop"] = IsoflopFit.from_dict(iso).loss_law(C)
+        if boot_laws:
+            table["approaches"] = [approach_agreement(row) for row in table.to_dict("records")]
     return table
+
+
+def lobo_spread(laws: list[Law], targets: list[float]) -> pd.DataFrame:
+    """Per target: the lowest and highest N* and loss the leave-one-budget-out refits predict."""
+    rows = []
+    for C in targets:
+        n_opt, loss = [], []
+        for refit in laws:
+            n, d = refit.compute_optimal(float(C), FLOPS_PER_PARAM_TOKEN)
+            n_opt.append(float(n)), loss.append(float(refit.loss(n, d)))
+        rows.append({"C": C, "N_opt_lobo_lo": min(n_opt), "N_opt_lobo_hi": max(n_opt),
+                     "loss_lobo_lo": min(loss), "loss_lobo_hi": max(loss)})
+    return pd.DataFrame(rows)
+
+
+def approach_agreement(row: dict) -> str:
+    """"agree", or which of Approach 2's predictions fall outside Approach 3's bootstrap interval."""
+    outside = []
+    for name, iso_name in (("N_opt", "N_opt_isoflop"), ("D_opt", "D_opt_isoflop"), ("loss", "loss_isoflop")):
+        lo, hi, value = row.get(f"{name}_lo"), row.get(f"{name}_hi"), row.get(iso_name)
+        if value is not None and lo is not None and np.isfinite(value) and not (lo <= value <= hi):
+            outside.append(f"Approach 2's {name} {value:.4g} is outside Approach 3's interval [{lo:.4g}, {hi:.4g}]")
+    return "agree" if not outside else "disagree: " + "; ".join(outside)
 
 
 def parameter_rows(values: dict[str, float], intervals: dict | None = None) -> list[dict]:

@@ -73,9 +73,20 @@ def lobo_parametric(points: pd.DataFrame, *, law: str, method: str, delta: float
         n_pred, d_pred = fit.law.compute_optimal(float(budget), flops_per_param_token)
         runs = points[held]
         runs_error = float(np.mean(np.abs(fit.law.loss(runs["N"], runs["D"]) / runs["loss"] - 1)))
+        # the refit's parameters travel with its row, so the predictions can show the spread of the refits
         rows.append(_row(budget, _vertex(points, budget, robust, flops_per_param_token), n_pred,
-                         fit.law.loss(n_pred, d_pred), int(held.sum()), runs_mean_abs_rel_error=runs_error, status="ok"))
+                         fit.law.loss(n_pred, d_pred), int(held.sum()), runs_mean_abs_rel_error=runs_error, status="ok",
+                         **{f"{REFIT_PREFIX}{k}": v for k, v in fit.law.as_dict().items()}))
     return pd.DataFrame(rows)
+
+
+REFIT_PREFIX = "refit_"
+
+
+def lobo_params(rows: list[dict]) -> list[dict]:
+    """The parameters of each successful leave-one-budget-out refit, from the report's rows."""
+    return [{k[len(REFIT_PREFIX):]: v for k, v in row.items() if k.startswith(REFIT_PREFIX)}
+            for row in rows if row.get("status") == "ok" and any(k.startswith(REFIT_PREFIX) for k in row)]
 
 
 def largest_budget_problems(table: pd.DataFrame, loss_tolerance: float, n_opt_tolerance: float) -> list[str]:

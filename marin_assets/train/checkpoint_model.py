@@ -80,6 +80,21 @@ class RunTokenizer:
 
 
 @dataclass
+class PendingScores:
+    """A dispatched batch of `token_scores`: the rows' lengths and the device arrays still computing."""
+
+    lengths: np.ndarray
+    device: Any
+
+    def result(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if self.device is None:
+            return [], []
+        logprobs, greedy = (np.asarray(x) for x in self.device)  # waits for the computation
+        return ([logprobs[i, :n - 1] for i, n in enumerate(self.lengths)],
+                [greedy[i, :n - 1] for i, n in enumerate(self.lengths)])
+
+
+@dataclass
 class CheckpointModel:
     """A restored checkpoint: `.logits`, `.token_logprobs`, `.params`, `.tokenizer`, `.config`."""
 
@@ -165,14 +180,19 @@ class CheckpointModel:
         self._compiled[name] = lambda *arrays: fn(state, *arrays)
         return self._compiled[name]
 
-    def _run(self, name: str, tokens: np.ndarray, segments: np.ndarray, positions: np.ndarray | None = None):
+    def _launch(self, name: str, tokens: np.ndarray, segments: np.ndarray, positions: np.ndarray | None = None):
+        """Dispatch the jitted program and return its device arrays without waiting for them (JAX runs
+        asynchronously), so a caller can prepare the next batch while this one computes."""
         import jax
         from flax.linen import partitioning
 
         if positions is None:
             positions = np.broadcast_to(np.arange(tokens.shape[1], dtype=np.int32), tokens.shape)
         with jax.set_mesh(self.mesh), partitioning.axis_rules(self.config.logical_axis_rules):
-            out = self._function(name)(tokens, segments, np.asarray(positions, dtype=np.int32))
+            return self._function(name)(tokens, segments, np.asarray(positions, dtype=np.int32))
+
+    def _run(self, name: str, tokens: np.ndarray, segments: np.ndarray, positions: np.ndarray | None = None):
+        out = self._launch(name, tokens, segments, positions)
         return tuple(np.asarray(x) for x in out) if isinstance(out, tuple) else np.asarray(out)
 
     def logits(self, tokens: np.ndarray, segments: np.ndarray | None = None, positions: np.ndarray | None = None
@@ -189,22 +209,25 @@ class CheckpointModel:
         segments = np.ones_like(tokens) if segments is None else np.asarray(segments, dtype=np.int32)
         return self._run("logits", tokens, segments, positions)
 
-    def token_scores(self, rows: list[list[int]] | list[np.ndarray], batch_rows: int | None = None
-                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Per row, (float32 log p(row[t+1] | row[:t+1]), bool: row[t+1] is the argmax) for t = 0..len-2.
+    def dispatch_scores(self, rows: list[list[int]] | list[np.ndarray], batch_rows: int | None = None) -> "PendingScores":
+        """Start `token_scores` of the rows and return at once; `.result()` waits for it.
 
         The rows are right-padded into one batch of bucketed length; `batch_rows` pads the batch itself
         to that many rows, so a caller's last, smaller batch reuses the compiled program."""
-        if not len(rows):
-            return [], []
         lengths = np.array([len(r) for r in rows])
+        if not len(rows):
+            return PendingScores(lengths, None)
         if lengths.min() < 2:
             raise ValueError("every row needs at least two tokens (a context token and one to score)")
         filler = [[self.tokenizer.bos_id] * 2] * max(0, (batch_rows or 0) - len(rows))
         length = bucket_length(int(lengths.max()), self.context)
         tokens, segments = pad_rows([*rows, *filler], length, self.tokenizer.pad_id)
-        logprobs, greedy = self._run("logprobs", tokens, segments)
-        return [logprobs[i, :n - 1] for i, n in enumerate(lengths)], [greedy[i, :n - 1] for i, n in enumerate(lengths)]
+        return PendingScores(lengths, self._launch("logprobs", tokens, segments))
+
+    def token_scores(self, rows: list[list[int]] | list[np.ndarray], batch_rows: int | None = None
+                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per row, (float32 log p(row[t+1] | row[:t+1]), bool: row[t+1] is the argmax) for t = 0..len-2."""
+        return self.dispatch_scores(rows, batch_rows).result()
 
     def token_logprobs(self, rows: list[list[int]] | list[np.ndarray]) -> list[np.ndarray]:
         """Per row, float32 log p(row[t+1] | row[:t+1]) for t = 0..len-2, rows padded into one bucketed batch."""

@@ -24,12 +24,12 @@ def commit_json(st: Storage, parts, name, payload):
         staged.write_json(payload, name)
 
 
-def write_suite(st: Storage):
+def write_suite(st: Storage, curve=TRUE, items=6700):
     for key, loss in zip(KEYS, np.linspace(2.6, 4.4, len(KEYS))):
         commit_json(st, run_parts(SUITE, key), "result.json", {"final_eval_loss": float(loss)})
-        acc = float(sigmoid(loss, *TRUE))
+        acc = float(sigmoid(loss, *curve))
         commit_json(st, (layout.EVALUATION, SUITE, key, TASK_SET), "result.json",
-                    {"overall": {"acc": acc, "correct_prob_norm": acc * 0.9}})
+                    {"overall": {"acc": acc, "correct_prob_norm": acc * 0.9, "items": items, "random": 0.5}})
     commit_json(st, output_parts(SUITE, "heldout", "prediction"), "prediction.json",
                 {"run": "heldout", "predicted_loss": 2.45, "interval": [2.4, 2.5]})
 
@@ -50,6 +50,7 @@ def test_forecast_before_the_heldout_run_then_checked_after(tmp_path):
     truth = float(sigmoid(2.45, *TRUE))
     assert forecast["runs"] == KEYS and forecast["prediction"] == pytest.approx(truth, abs=0.01)
     assert forecast["interval"][0] <= truth <= forecast["interval"][1]
+    assert forecast["verdict"] == "usable" and forecast["problems"] == []
 
     # the held-out run lands far below its forecast: the check says so
     commit_json(st, (layout.EVALUATION, SUITE, "heldout", TASK_SET), "result.json",
@@ -58,9 +59,24 @@ def test_forecast_before_the_heldout_run_then_checked_after(tmp_path):
     check = st.read_json(layout.EVALUATION, SUITE, "heldout_check", TASK_SET, "check.json")
     assert not check["acc"]["within_interval"] and check["acc"]["error"] == pytest.approx(
         truth - 0.2 - forecast["prediction"])
-    assert check["correct_prob_norm"]["within_interval"]
+    assert check["correct_prob_norm"]["within_interval"] and check["acc"]["forecast_verdict"] == "usable"
 
     # once the held-out run is evaluated, a new forecast would not be preregistered
     failed = materialize(tmp_path, assets, "downstream_forecast")
     assert not failed.success
     assert "would not be preregistered" in failed.get_step_failure_events()[0].event_specific_data.error.to_string()
+
+
+def test_a_forecast_from_runs_at_chance_says_it_is_degenerate(tmp_path):
+    """Tiny CPU models sit near chance: the accuracies of the suite differ by less than the sampling noise
+    of 400 pairs, and the forecast's metadata says so in words instead of reporting a bare number."""
+    st = Storage(str(tmp_path))
+    write_suite(st, curve=(0.01, -3.0, 3.5, 0.5), items=400)  # acc 0.500 .. 0.510
+    assets = build_forecast_assets(SUITE, KEYS, load_task_sets(), "scaling_downstream_eval", "heldout_downstream_eval")
+    result = materialize(tmp_path, assets, "downstream_forecast")
+    assert result.success
+    forecast = st.read_json(layout.EVALUATION, SUITE, "forecast", TASK_SET, "forecast.json")["forecasts"]["acc"]
+    assert forecast["verdict"].startswith("degenerate") and "sampling noise" in forecast["verdict"]
+    assert "of chance 0.5" in forecast["verdict"]
+    metadata = result.asset_materializations_for_node("downstream_forecast")[0].metadata
+    assert metadata["verdict"].value.startswith("degenerate")
