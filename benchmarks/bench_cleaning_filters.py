@@ -106,11 +106,11 @@ def ours_runner(corpus: Path, warmup_corpus: Path, workdir: Path, cores: int):
     return start, run, state
 
 
-def datatrove_runner(corpus: Path, workdir: Path, cores: int):
+def datatrove_runner(corpus: Path, workdir: Path, cores: int, prefix: str = "datatrove"):
     rounds = iter(range(1_000))
 
     def run() -> set[str]:
-        out = workdir / f"datatrove-{next(rounds)}"  # a fresh logging dir: datatrove skips completed tasks
+        out = workdir / f"{prefix}-{next(rounds)}"  # a fresh logging dir: datatrove skips completed tasks
         LocalPipelineExecutor(
             pipeline=[
                 JsonlReader(str(corpus)),
@@ -171,7 +171,7 @@ def main() -> None:
     start_ours, run_ours, session = ours_runner(args.workdir / "corpus", args.workdir / "warmup", args.workdir,
                                                 args.cores)  # fmt: skip
     run_peer = datatrove_runner(args.workdir / "corpus", args.workdir, args.cores)
-    warm_peer = datatrove_runner(args.workdir / "warmup", args.workdir, args.cores)
+    warm_peer = datatrove_runner(args.workdir / "warmup", args.workdir, args.cores, "datatrove-warmup")
     # datatrove starts its process pool inside every run, so its rounds already include that cost; what it
     # is, measured on the 200-document warm-up corpus (pool start, imports, a few documents):
     seconds = statistics.median(harness.timed(warm_peer)[0] for _ in range(2))
