@@ -197,8 +197,9 @@ def bench(name: str, docs: list[dict], planted: set[str], spark_runner, pool: Da
     print(f"our removal: {'raw LSH candidates (unverified)' if threshold is None else f'verified, exact Jaccard >= {threshold}'}"
           "; datasketch: raw LSH candidates (it does not verify)")
     print("removal quality against exact Jaccard of the same shingles (dedup_precision's):")
-    print_removal_quality("ours (Spark path)", docs, spark_reps, args.threshold, planted)
-    print_removal_quality("datasketch", docs, cluster_representatives(peer_pairs), args.threshold, planted)
+    of = {d["id"]: d["of"] for d in docs if d.get("origin") == "near_duplicate"}  # the peer-like corpus's
+    print_removal_quality("ours (Spark path)", docs, spark_reps, args.threshold, planted, of)
+    print_removal_quality("datasketch", docs, cluster_representatives(peer_pairs), args.threshold, planted, of)
     print(f"removed: ours {len(ours_removed):,}, datasketch {len(peer_removed):,}; candidate pairs: ours "
           f"{len(ours_pairs):,}, datasketch {len(peer_pairs):,}")  # fmt: skip
     differ = ours_removed ^ peer_removed

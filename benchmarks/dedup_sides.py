@@ -199,14 +199,18 @@ def print_precision_recall(corpus: list[dict], threshold: float) -> None:
 
 
 def print_removal_quality(name: str, docs: list[dict], kept_for: dict[str, str], threshold: float,
-                          planted: set[str]) -> tuple[float, float]:
+                          planted: set[str], of: dict[str, str] | None = None) -> tuple[float, float]:
     """Precision of the removed pairs (each removed document with the document kept in its place) against
-    exact Jaccard of the same shingles, and recall on the planted near duplicates. Returns both."""
+    exact Jaccard of the same shingles, and recall on the planted near duplicates; with `of` (copy -> its
+    original) also the recall on the planted copies that are true near duplicates at the threshold (a few
+    changed words in a short document change most of its shingles). Returns (precision, recall)."""
     check = jaccard_check(docs, threshold)
     precision = sum(check(member, rep) for member, rep in kept_for.items()) / max(1, len(kept_for))
     recall = len(planted & set(kept_for)) / max(1, len(planted))
+    true = {p for p in planted if p in (of or {}) and check(p, of[p])}
+    on_true = f", {len(true & set(kept_for)) / max(1, len(true)):.4f} of the {len(true):,} at J >= {threshold}" if of else ""
     print(f"  {name:<36} removed {len(kept_for):,}: precision of removed pairs {precision:.4f} (exact Jaccard >= "
-          f"{threshold}), planted near-duplicate recall {recall:.4f} ({len(planted):,} planted)")  # fmt: skip
+          f"{threshold}), planted near-duplicate recall {recall:.4f} ({len(planted):,} planted){on_true}")  # fmt: skip
     return precision, recall
 
 

@@ -69,3 +69,6 @@ def test_verification_keeps_an_lsh_false_positive_and_the_quality_line_scores_re
     assert dedup_sides.print_removal_quality("raw", docs, {"b": "a", "c": "a"}, 0.7, {"c"}) == (0.5, 1.0)
     assert dedup_sides.print_removal_quality("verified", docs, {"c": "a"}, 0.7, {"c"}) == (1.0, 1.0)
     assert "precision of removed pairs 0.5000" in capsys.readouterr().out
+    # b is planted as a copy of a but is no near duplicate of it: recall counts it, the true-pair recall does not
+    dedup_sides.print_removal_quality("verified", docs, {"c": "a"}, 0.7, {"b", "c"}, {"b": "a", "c": "a"})
+    assert "recall 0.5000 (2 planted), 1.0000 of the 1 at J >= 0.7" in capsys.readouterr().out
