@@ -37,15 +37,33 @@ BATCH = 10_000  # Spark's default Arrow batch size (spark.sql.execution.arrow.ma
 SHARDS_PER_PROCESS = 4  # a few shards per process, so one slow shard does not leave a core idle
 
 
-def near_dedup(ids: list[str], band_key_rows: np.ndarray) -> set[str]:
-    """Removed ids, from one row of band keys per id (rows in id order)."""
-    edges = lsh_star_edges(band_key_rows)
-    return set(cluster_representatives((ids[rep], ids[member]) for rep, member in edges.tolist()))
+def near_dedup(ids: list[str], band_key_rows: np.ndarray, verify=None) -> set[str]:
+    """Removed ids, from one row of band keys per id (rows in id order); verify(a, b) -> bool, when given,
+    refuses candidate edges (what the Spark job's jaccard_edge_filter does)."""
+    edges = [(ids[rep], ids[member]) for rep, member in lsh_star_edges(band_key_rows).tolist()]
+    return set(cluster_representatives(e for e in edges if verify is None or verify(*e)))
 
 
-def run_ours(docs: list[dict]) -> tuple[set[str], list[str], np.ndarray]:
+def jaccard_check(docs: list[dict], threshold: float):
+    """verify(a, b): exact Jaccard of the two ids' shingle sets (dedup_precision's) reaches threshold."""
+    from marin_assets.data.dedup_precision import jaccard, shingle_set
+
+    text = {d["id"]: d["text"] for d in docs}
+    shingles = {}
+
+    def verify(a: str, b: str) -> bool:
+        for i in (a, b):
+            if i not in shingles:
+                shingles[i] = shingle_set(text[i], SHINGLE)
+        return jaccard(shingles[a], shingles[b]) >= threshold
+
+    return verify
+
+
+def run_ours(docs: list[dict], threshold: float | None = None) -> tuple[set[str], list[str], np.ndarray]:
     """Ours in process: MinHasher.signatures + band_key_matrix on batches (what the Spark job's mapInArrow
-    runs), lsh_star_edges (the edges near_duplicates builds in Spark) and cluster_representatives."""
+    runs), lsh_star_edges (the edges near_duplicates builds in Spark), with a threshold only the edges whose
+    exact Jaccard reaches it (verified removal, the recipe default), and cluster_representatives."""
     docs = sorted(docs, key=lambda d: d["id"])
     hasher = MinHasher(NUM_PERM, SHINGLE, SEED, HASH_FAMILY["name"])
     ids, keys = [], []
@@ -55,7 +73,8 @@ def run_ours(docs: list[dict]) -> tuple[set[str], list[str], np.ndarray]:
         keys.append(band_key_matrix(signatures[has_words], BANDS, ROWS))
         ids.extend(d["id"] for d, words in zip(batch, has_words) if words)
     band_key_rows = np.concatenate(keys)
-    return near_dedup(ids, band_key_rows), ids, band_key_rows
+    verify = None if threshold is None else jaccard_check(docs, threshold)
+    return near_dedup(ids, band_key_rows, verify), ids, band_key_rows
 
 
 @lru_cache(maxsize=2)
@@ -177,6 +196,22 @@ def print_precision_recall(corpus: list[dict], threshold: float) -> None:
         hit = len(pairs & truth)
         print(f"  {name:<28} precision {hit / max(1, len(pairs)):.4f}  recall {hit / max(1, len(truth)):.4f}  "
               f"({len(pairs):,} candidate pairs, {len(truth):,} true pairs)")  # fmt: skip
+
+
+def print_removal_quality(name: str, docs: list[dict], kept_for: dict[str, str], threshold: float,
+                          planted: set[str], of: dict[str, str] | None = None) -> tuple[float, float]:
+    """Precision of the removed pairs (each removed document with the document kept in its place) against
+    exact Jaccard of the same shingles, and recall on the planted near duplicates; with `of` (copy -> its
+    original) also the recall on the planted copies that are true near duplicates at the threshold (a few
+    changed words in a short document change most of its shingles). Returns (precision, recall)."""
+    check = jaccard_check(docs, threshold)
+    precision = sum(check(member, rep) for member, rep in kept_for.items()) / max(1, len(kept_for))
+    recall = len(planted & set(kept_for)) / max(1, len(planted))
+    true = {p for p in planted if p in (of or {}) and check(p, of[p])}
+    on_true = f", {len(true & set(kept_for)) / max(1, len(true)):.4f} of the {len(true):,} at J >= {threshold}" if of else ""
+    print(f"  {name:<36} removed {len(kept_for):,}: precision of removed pairs {precision:.4f} (exact Jaccard >= "
+          f"{threshold}), planted near-duplicate recall {recall:.4f} ({len(planted):,} planted){on_true}")  # fmt: skip
+    return precision, recall
 
 
 def print_seed_reference(docs: list[dict], pool: DatasketchPool, peer: set, threshold: float) -> None:

@@ -47,5 +47,7 @@ class DedupPrecisionSettings(Recipe):
     jaccard_threshold: float = Field(default=0.7, ge=0.0, le=1.0, description="a true duplicate pair is at least this similar")
     min_precision: float = Field(default=0.8, ge=0.0, le=1.0, description="the check fails below this share")
     worst_pairs: int = Field(default=5, ge=0, description="least similar pairs shown in the check's metadata")
-    verify_pairs: bool = Field(default=False, description="merge only candidate pairs whose exact Jaccard reaches "
-                               "jaccard_threshold (cost in stats.json: near_dedup_verification)")
+    # On by default: raw MinHash LSH over-merges (candidate precision 0.41 at exact Jaccard >= 0.8 on the
+    # peer-like Debian corpus, issue 54), as Marin found; false keeps the unverified LSH decisions.
+    verify_pairs: bool = Field(default=True, description="merge only candidate pairs whose exact Jaccard reaches "
+                               "jaccard_threshold (cost in stats.json: near_dedup_verification); false: raw LSH")

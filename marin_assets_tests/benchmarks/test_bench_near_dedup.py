@@ -55,3 +55,20 @@ def test_debian_corpus_subset_keeps_planted_duplicates_of_originals_it_holds(tmp
     subset, kept = bench_near_dedup.debian_corpus(source, 3, tmp_path / "out")
     assert [d["id"] for d in subset] == ["dbc-0", "dbc-1", "dbc-2"] and kept == {"dbc-2"}
     assert sorted(d["id"] for d in bench_near_dedup.read_jsonl(tmp_path / "out")) == ["dbc-0", "dbc-1", "dbc-2"]
+
+
+def test_verification_keeps_an_lsh_false_positive_and_the_quality_line_scores_removed_pairs(capsys):
+    text = " ".join(f"word{i}" for i in range(40))
+    docs = [{"id": "a", "text": text}, {"id": "b", "text": "entirely different words " * 10},
+            {"id": "c", "text": text + " one more"}]  # fmt: skip
+    ids = [d["id"] for d in docs]
+    # band 0: a and b share a key (an LSH false positive), band 1: a and c (a true near duplicate)
+    rows = np.array([[1, 2], [1, 3], [4, 2]], dtype=np.uint64)
+    assert dedup_sides.near_dedup(ids, rows) == {"b", "c"}
+    assert dedup_sides.near_dedup(ids, rows, dedup_sides.jaccard_check(docs, 0.7)) == {"c"}
+    assert dedup_sides.print_removal_quality("raw", docs, {"b": "a", "c": "a"}, 0.7, {"c"}) == (0.5, 1.0)
+    assert dedup_sides.print_removal_quality("verified", docs, {"c": "a"}, 0.7, {"c"}) == (1.0, 1.0)
+    assert "precision of removed pairs 0.5000" in capsys.readouterr().out
+    # b is planted as a copy of a but is no near duplicate of it: recall counts it, the true-pair recall does not
+    dedup_sides.print_removal_quality("verified", docs, {"c": "a"}, 0.7, {"b", "c"}, {"b": "a", "c": "a"})
+    assert "recall 0.5000 (2 planted), 1.0000 of the 1 at J >= 0.7" in capsys.readouterr().out

@@ -114,17 +114,32 @@ def test_dedup_precision_fails_on_permissive_bands_and_passes_on_the_default(tmp
     assert good.passed and good.metadata["precision"].value == 1.0 and good.metadata["pairs_sampled"].value == 3
 
 
-def test_verified_near_dedup_removes_only_true_pairs_even_with_permissive_bands(spark, tmp_path):
+def _permissive_recipe(verify_pairs: bool | None):
+    """The shipped recipe with one-row bands (every shared 5-gram makes a candidate pair); verify_pairs None:
+    the shipped default."""
     shipped = load_cleaning_recipe()
-    spec = SourceSpec(name="dirty_web", uri=str(_dedup_corpus(tmp_path)), format="jsonl", license="CC0-1.0")
-    recipe = shipped.model_copy(update={
+    precision = shipped.dedup_precision if verify_pairs is None else shipped.dedup_precision.model_copy(
+        update={"verify_pairs": verify_pairs})
+    return shipped.model_copy(update={
         "spark": shipped.spark.model_copy(update={"partitions": 2}),
         "dedup": shipped.dedup.model_copy(update={"bands": 112, "rows": 1}),
-        "dedup_precision": shipped.dedup_precision.model_copy(update={"verify_pairs": True}),
+        "dedup_precision": precision,
         "decontamination": shipped.decontamination.model_copy(update={"enabled": False}),
     })  # fmt: skip
-    stats = clean_source(spark, spec, recipe, str(tmp_path / "out"))
+
+
+def test_verified_near_dedup_is_the_default_and_removes_only_true_pairs_even_with_permissive_bands(spark, tmp_path):
+    spec = SourceSpec(name="dirty_web", uri=str(_dedup_corpus(tmp_path)), format="jsonl", license="CC0-1.0")
+    stats = clean_source(spark, spec, _permissive_recipe(None), str(tmp_path / "out"))
     rejected = _rows(tmp_path / "out" / "rejected")
     assert {i for i, r in rejected.items() if r["reason"] == "dedup:near_duplicate"} == {f"doc-{i:02d}-copy" for i in range(3)}
     cost = stats["near_dedup_verification"]
     assert cost["edges_scored"] > cost["edges_refused"] > 0 and cost["seconds"] >= 0
+
+
+def test_unverified_lsh_switch_removes_the_false_positives_that_verification_keeps(spark, tmp_path):
+    spec = SourceSpec(name="dirty_web", uri=str(_dedup_corpus(tmp_path)), format="jsonl", license="CC0-1.0")
+    stats = clean_source(spark, spec, _permissive_recipe(False), str(tmp_path / "out"))
+    near = {i for i, r in _rows(tmp_path / "out" / "rejected").items() if r["reason"] == "dedup:near_duplicate"}
+    # the stock phrase's shared 5-grams make strangers candidates: raw LSH removes them with the true copies
+    assert near > {f"doc-{i:02d}-copy" for i in range(3)} and "near_dedup_verification" not in stats
