@@ -59,12 +59,11 @@ class Side:
 
     def describe(self, unit: str) -> str:
         lo, hi = min(self.rates), max(self.rates)
-        loads = ", ".join(f"{x:.1f}" for x in self.loads)
+        loads = f"; load before each round {', '.join(f'{x:.1f}' for x in self.loads)}" if self.loads else ""
         cold = (f"; cold start median {statistics.median(self.cold):.1f} s (range {min(self.cold):.1f}-"
                 f"{max(self.cold):.1f})" if self.cold else "")  # fmt: skip
         return (f"{self.name:>14}: median {self.median():,.0f} {unit} (range {lo:,.0f}-{hi:,.0f}, "
-                f"{len(self.rates)} runs, {self.cores} core{'s' if self.cores != 1 else ''}; load before each "
-                f"round {loads}{cold})")  # fmt: skip
+                f"{len(self.rates)} runs, {self.cores} core{'s' if self.cores != 1 else ''}{loads}{cold})")  # fmt: skip
 
     def with_cold_start(self, units: float) -> float:
         """Units per second of one round counting its cold start too (median round + median start-up)."""

@@ -134,7 +134,7 @@ def test_verified_near_dedup_is_the_default_and_removes_only_true_pairs_even_wit
     rejected = _rows(tmp_path / "out" / "rejected")
     assert {i for i, r in rejected.items() if r["reason"] == "dedup:near_duplicate"} == {f"doc-{i:02d}-copy" for i in range(3)}
     cost = stats["near_dedup_verification"]
-    assert cost["edges_scored"] > cost["edges_refused"] > 0 and cost["seconds"] >= 0
+    assert cost["edges_scored"] > cost["edges_refused"] > 0
 
 
 def test_unverified_lsh_switch_removes_the_false_positives_that_verification_keeps(spark, tmp_path):
