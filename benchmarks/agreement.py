@@ -13,15 +13,15 @@ from collections import defaultdict
 from datatrove.data import Document
 from datatrove.pipeline.filters import C4QualityFilter, FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter
 
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.extract import html_to_text
-from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition
-from marin_assets.data.filters.pipeline import run_filters
-from marin_assets.data.filters.reflow import reflow
-from marin_assets.data.filters.text import TextView
-from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import RawRecord, list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract.extractor_choice import html_to_text
+from marin_assets.data.clean.filters import c4, fineweb, gopher_quality, gopher_repetition
+from marin_assets.data.clean.filters.pipeline import run_filters
+from marin_assets.data.clean.filters.reflow import reflow
+from marin_assets.data.clean.filters.text import TextView
+from marin_assets.data.clean.normalize import normalize_text
+from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 FILTERS = ("gopher_repetition", "gopher_quality", "c4", "fineweb")
 EXAMPLES = 3

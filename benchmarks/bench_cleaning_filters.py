@@ -43,11 +43,11 @@ import peer_corpus  # noqa: E402
 from agreement import measure_agreement, print_agreement, sample_documents  # noqa: E402
 from corpus import build_corpus  # noqa: E402
 
-from marin_assets.data.cleaning_job import clean_source  # noqa: E402
-from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings, LanguageSettings, SparkSettings  # noqa: E402
-from marin_assets.data.filters.c4 import C4Config  # noqa: E402
-from marin_assets.data.filters.pipeline import FilterSettings  # noqa: E402
-from marin_assets.data.sources import SourceSpec  # noqa: E402
+from marin_assets.data.clean.cleaning_job import clean_source  # noqa: E402
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, DedupSettings, LanguageSettings, SparkSettings  # noqa: E402
+from marin_assets.data.clean.filters.c4 import C4Config  # noqa: E402
+from marin_assets.data.clean.filters.pipeline import FilterSettings  # noqa: E402
+from marin_assets.data.sources.source_registry import SourceSpec  # noqa: E402
 from marin_assets.resources.spark import SparkResource  # noqa: E402
 
 from datatrove.executor import LocalPipelineExecutor  # noqa: E402

@@ -59,9 +59,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from corpus import build_corpus  # noqa: E402
-from marin_assets.data.hash_families import family_names  # noqa: E402
+from marin_assets.data.dedup.hash_families import family_names  # noqa: E402
 import peer_corpus  # noqa: E402
-from marin_assets.data.dedup import cluster_representatives  # noqa: E402
+from marin_assets.data.dedup.dedup_keys import cluster_representatives  # noqa: E402
 from dedup_sides import (  # noqa: E402
     BANDS,
     HASH_FAMILY,
@@ -115,7 +115,7 @@ def debian_corpus(source: Path, n_docs: int, workdir: Path, n_files: int = 8) ->
 def spark_session(cores: int):
     from marin_assets.resources.spark import SparkResource
 
-    from marin_assets.data.cleaning_recipe import CleaningRecipe
+    from marin_assets.data.clean.cleaning_recipe import CleaningRecipe
 
     # The job's Python stage runs on recipe.spark.partitions partitions (it repartitions by id); reading
     # the files into at least that many splits gives the band-key stage the same parallelism, without a
@@ -134,9 +134,9 @@ def spark_runner(spark, corpus: Path, threshold: float | None):
     worker per core (imports, compiled kernels)."""
     from pyspark.sql import functions as F
 
-    from marin_assets.data.cleaning_job import near_duplicates
-    from marin_assets.data.dedup_precision import jaccard_edge_filter
-    from marin_assets.data.lsh_bands import BAND_COLUMNS, lsh_band_batches
+    from marin_assets.data.clean.cleaning_job import near_duplicates
+    from marin_assets.data.dedup.dedup_precision import jaccard_edge_filter
+    from marin_assets.data.dedup.lsh_bands import BAND_COLUMNS, lsh_band_batches
 
     docs = spark.read.schema("id string, text string").json(str(corpus))
 

@@ -20,21 +20,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from marin_assets.data.cleaning_recipe import CleaningRecipe
-from marin_assets.data.cleaning_rows import (
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe
+from marin_assets.data.clean.cleaning_rows import (
     EMPTY_TEXT, EXTRACTION_FAILED, EXTRACTION_TIMEOUT, IGNORED, KEPT, QUARANTINED, REJECTED, RecordCleaner,
 )
-from marin_assets.data.curation import Curation, CurationInputs, build_curation
-from marin_assets.data.dedup import band_key_matrix, exact_key
-from marin_assets.data.extraction_worker import ExtractionTimeout
-from marin_assets.data.filters.pipeline import FilterSettings, run_filters
-from marin_assets.data.language import (
+from marin_assets.data.curate.curation_steps import Curation, CurationInputs, build_curation
+from marin_assets.data.dedup.dedup_keys import band_key_matrix, exact_key
+from marin_assets.data.extract.extraction_worker import ExtractionTimeout
+from marin_assets.data.clean.filters.pipeline import FilterSettings, run_filters
+from marin_assets.data.clean.language_id import (
     drop_foreign_paragraphs, identify_language, identify_languages, language_rejection,
 )
-from marin_assets.data.normalize import normalize_text
+from marin_assets.data.clean.normalize import normalize_text
 from marin_assets.data.formats.records import IgnoredRecord
-from marin_assets.data.readers import QuarantinedRecord, read_file
-from marin_assets.data.step_outcome import Value
+from marin_assets.data.formats.readers import QuarantinedRecord, read_file
+from marin_assets.data.curate.step_outcome import Value
 
 WARM_TEXT = "Warm up: the model is loaded and the worker started before any stage is timed. " * 3
 
@@ -188,7 +188,7 @@ def write_stage(kept: list[Doc], source: str) -> StageTime:
     import pyarrow as pa
 
     from marin_assets.core.schemas import DOCUMENT_SCHEMA
-    from marin_assets.data.parquet_output import write_arrow_table
+    from marin_assets.data.spark.parquet_output import write_arrow_table
 
     start = time.perf_counter()
     rows = {"id": [d.id for d in kept], "source": [source] * len(kept), "url": [None] * len(kept),
@@ -244,8 +244,8 @@ def _warm_up(cleaner: RecordCleaner, stages: list[Stage]) -> None:
 def shipped_eval_index(recipe: CleaningRecipe) -> dict | None:
     """Every shipped eval set (eval_sets.yaml) indexed like the eval_set asset; None when decontamination is off."""
     from marin_assets.core.recipes import PACKAGE_RECIPES
-    from marin_assets.data.decontaminate import build_index
-    from marin_assets.data.eval_sets import load_eval_sets, read_items
+    from marin_assets.data.curate.decontaminate import build_index
+    from marin_assets.data.curate.eval_sets import load_eval_sets, read_items
 
     if not recipe.decontamination.enabled:
         return None
@@ -256,9 +256,9 @@ def shipped_eval_index(recipe: CleaningRecipe) -> dict | None:
 def shipped_quality_model(recipe: CleaningRecipe) -> bytes | None:
     """A model trained like the quality_classifier asset on the shipped sample sources; None when quality is off."""
     from marin_assets.core.recipes import PACKAGE_RECIPES, load_recipe
-    from marin_assets.data import quality_classifier as qc
-    from marin_assets.data.reference_texts import source_texts
-    from marin_assets.data.sources import load_sources
+    from marin_assets.data.curate import quality_classifier as qc
+    from marin_assets.data.extract.reference_texts import source_texts
+    from marin_assets.data.sources.source_registry import load_sources
 
     if not (recipe.quality.score or recipe.quality.filter):
         return None

@@ -13,10 +13,10 @@ import random
 import re
 from pathlib import Path
 
-from marin_assets.data.extract import html_to_text
-from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import RawRecord, list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.extract.extractor_choice import html_to_text
+from marin_assets.data.clean.normalize import normalize_text
+from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 TARGET_CHARS = 3150
 

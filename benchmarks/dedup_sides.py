@@ -16,8 +16,8 @@ from functools import lru_cache, partial
 import numpy as np
 from datasketch import LeanMinHash, MinHash, MinHashLSH
 
-from marin_assets.data.cleaning_recipe import DedupSettings
-from marin_assets.data.dedup import (
+from marin_assets.data.clean.cleaning_recipe import DedupSettings
+from marin_assets.data.dedup.dedup_keys import (
     DEFAULT_HASH_FAMILY,
     MinHasher,
     band_key_matrix,
@@ -46,7 +46,7 @@ def near_dedup(ids: list[str], band_key_rows: np.ndarray, verify=None) -> set[st
 
 def jaccard_check(docs: list[dict], threshold: float):
     """verify(a, b): exact Jaccard of the two ids' shingle sets (dedup_precision's) reaches threshold."""
-    from marin_assets.data.dedup_precision import jaccard, shingle_set
+    from marin_assets.data.dedup.dedup_precision import jaccard, shingle_set
 
     text = {d["id"]: d["text"] for d in docs}
     shingles = {}
@@ -163,7 +163,7 @@ def exact_truth(docs: list[dict], threshold: float) -> set[tuple[str, str]]:
     """Every pair with exact Jaccard >= threshold of the 5-gram shingle sets (all pairs, sparse products)."""
     from scipy import sparse
 
-    from marin_assets.data.dedup_precision import shingle_set
+    from marin_assets.data.dedup.dedup_precision import shingle_set
 
     ids = sorted(d["id"] for d in docs)
     text = {d["id"]: d["text"] for d in docs}
@@ -231,7 +231,7 @@ def print_verified_agreement(docs: list[dict], ours: set, peer: set, threshold: 
     and where the raw disagreement lies: the exact Jaccard of the pairs only one side finds. Both hash
     families flag a pair near the threshold by chance (14 x 8 bands: P = 0.57 at J = 0.7), and a big
     bucket counts all its pairs, so the raw figure moves with a few borderline clusters."""
-    from marin_assets.data.dedup_precision import jaccard, shingle_set
+    from marin_assets.data.dedup.dedup_precision import jaccard, shingle_set
 
     text = {d["id"]: d["text"] for d in docs}
     shingles = {i: shingle_set(text[i], SHINGLE) for i in {i for pair in ours | peer for i in pair}}

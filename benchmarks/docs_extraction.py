@@ -24,11 +24,11 @@ from resiliparse.extract.html2text import extract_plain_text
 from resiliparse.parse.html import HTMLTree
 
 from extraction_quality import find_data, load_pages, page_counts, scores, shingles
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.extract import build_extractor
-from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import RawRecord, list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract.extractor_choice import build_extractor
+from marin_assets.data.clean.normalize import normalize_text
+from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 DOC_SOURCES = ("python_docs", "debian_handbook")
 MAIN_REGION = "div[role=main]"

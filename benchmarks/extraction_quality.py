@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from marin_assets.data.extract import ExtractionSettings, build_extractor
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract.extractor_choice import ExtractionSettings, build_extractor
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.formats.html import decode_html
-from marin_assets.data.normalize import normalize_text
+from marin_assets.data.clean.normalize import normalize_text
 
 DATASET = Path("shared/datasets/article-extraction-benchmark")
 TOKEN = re.compile(r"\w+")

@@ -62,7 +62,7 @@ def runs_for(args):
 def materialize(root: Path, runs, run_name: str, selection: list[str]):
     import dagster as dg
 
-    from marin_assets.train.definitions import build_defs
+    from marin_assets.defs.train.definitions import build_defs
     from marin_assets_tests.local_resources import local_resources
 
     defs = build_defs(runs)

@@ -31,7 +31,7 @@ import harness  # noqa: E402
 
 def py3langid_document(text: str, samples: int, sample_chars: int) -> tuple[str, float]:
     """identify_language before the batch: py3langid's classify per window, one document at a time."""
-    from marin_assets.data.language import _identifier, document_language, sample_windows
+    from marin_assets.data.clean.language_id import _identifier, document_language, sample_windows
 
     windows = sample_windows(text, samples, sample_chars)
     return document_language(windows, (_identifier().classify(window) for window in windows))
@@ -42,10 +42,10 @@ def load_records(corpus: Path, docs: int) -> list[dict]:
 
     os.environ["MARIN_RECIPES_DIR"] = str(Path(tempfile.mkdtemp()) / "recipes")
     write_recipes(Path(os.environ["MARIN_RECIPES_DIR"]), corpus)
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.cleaning_rows import RECORD_COLUMNS, record_tuple
-    from marin_assets.data.readers import list_source_files, read_file
-    from marin_assets.data.sources import load_sources
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.clean.cleaning_rows import RECORD_COLUMNS, record_tuple
+    from marin_assets.data.formats.readers import list_source_files, read_file
+    from marin_assets.data.sources.source_registry import load_sources
 
     recipe = load_cleaning_recipe()
     spec = next(s for s in load_sources().sources if s.name.endswith("text"))
@@ -68,10 +68,10 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core for both sides
     records = load_records(args.corpus, args.docs)
 
-    from marin_assets.data import cleaning_rows
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.language import _batch_identifier, _identifier, sample_windows
-    from marin_assets.data.normalize import normalize_text
+    from marin_assets.data.clean import cleaning_rows
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.clean.language_id import _batch_identifier, _identifier, sample_windows
+    from marin_assets.data.clean.normalize import normalize_text
 
     recipe = load_cleaning_recipe()
     cfg = recipe.language

@@ -69,7 +69,7 @@ def run_one(n_docs: int, corpus: Path, plan_memory_documents: int | None) -> dic
     from marin_assets.core import layout
     from marin_assets.core.storage import Storage
     from marin_assets.tokenize.mixture_build import build_mixture
-    from marin_assets.tokenize.recipes import MixtureRecipe
+    from marin_assets.tokenize.tokenize_recipe import MixtureRecipe
     from marin_assets.tokenize.tokenizer_files import TokenizerSummary
 
     lengths = np.resize(corpus_lengths(corpus), n_docs)

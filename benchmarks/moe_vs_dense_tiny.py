@@ -13,10 +13,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.models import load_model_recipe
 from marin_assets.train.preflight import preflight
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
 from marin_assets_tests.train.mixture_fixture import build_mixture

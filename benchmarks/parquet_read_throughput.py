@@ -58,10 +58,10 @@ def main() -> None:
 
     from pyspark.sql import functions as F
 
-    from marin_assets.data.cleaning_job import RECORD_SCHEMA, read_records
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.readers import list_source_files
-    from marin_assets.data.sources import SourceSpec
+    from marin_assets.data.clean.cleaning_job import RECORD_SCHEMA, read_records
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.formats.readers import list_source_files
+    from marin_assets.data.sources.source_registry import SourceSpec
     from marin_assets.resources.spark import SparkResource
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,8 +28,8 @@ from bench_cleaning_filters import recipe as bench_recipe  # noqa: E402
 from corpus import build_corpus  # noqa: E402
 import peer_corpus  # noqa: E402
 
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe  # noqa: E402
-from marin_assets.data.cleaning_rows import ROW_COLUMNS, RecordCleaner  # noqa: E402
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe  # noqa: E402
+from marin_assets.data.clean.cleaning_rows import ROW_COLUMNS, RecordCleaner  # noqa: E402
 
 BATCH = 1_000  # records per clean_many call (an Arrow batch's worth)
 

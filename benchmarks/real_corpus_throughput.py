@@ -60,7 +60,7 @@ def print_stages(container: str, timings: list) -> None:
 def print_copies(container: str, records: list, raw_bytes: int) -> None:
     """How much of the corpus repeats another record's content byte for byte: the whole path cleans each
     content once per task (outcome_memo), so its rate depends on this share."""
-    from marin_assets.data.outcome_memo import content_key
+    from marin_assets.data.clean.outcome_memo import content_key
 
     seen, copies, copy_bytes = set(), 0, 0
     for r in records:
@@ -80,7 +80,7 @@ def whole_path(sessions, spec, recipe, container: str, raw_bytes: int, docs: int
     a row per round, then the median (range); returns (median MB/s, counts conserved)."""
     from cleaning_stages import StageTime
 
-    from marin_assets.data.cleaning_job import clean_source
+    from marin_assets.data.clean.cleaning_job import clean_source
 
     walls, conserved = [], True
     for round_ in range(1, repeat + 1):
@@ -121,9 +121,9 @@ def main() -> None:
     write_recipes(Path(work) / "recipes", corpus)
     from cleaning_stages import curation_for, run_stages, shipped_eval_index, shipped_quality_model
 
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.readers import list_source_files, read_file
-    from marin_assets.data.sources import load_sources
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.formats.readers import list_source_files, read_file
+    from marin_assets.data.sources.source_registry import load_sources
     from marin_assets.resources.spark import SparkResource
 
     recipe = load_cleaning_recipe()

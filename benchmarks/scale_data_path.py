@@ -163,13 +163,13 @@ def run_one(n_docs: int, master: str, corpus: Path, work: Path, token_shard_docs
     write_recipes(work / "recipes", corpus)
     from marin_assets.core import layout
     from marin_assets.core.storage import Storage
-    from marin_assets.data.cleaning_job import clean_source
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.sources import load_sources
+    from marin_assets.data.clean.cleaning_job import clean_source
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.sources.source_registry import load_sources
     from marin_assets.resources.spark import SparkResource
     from marin_assets.tokenize.encoding import EncodeSettings
     from marin_assets.tokenize.mixture_build import build_mixture
-    from marin_assets.tokenize.recipes import MixtureRecipe, TokenizerSpec
+    from marin_assets.tokenize.tokenize_recipe import MixtureRecipe, TokenizerSpec
     from marin_assets.tokenize.tokenize_job import cleaned_document_files, count_rows
     from marin_assets.tokenize.tokenizer_files import build_tokenizer
 

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cleaning_filters import recipe  # noqa: E402
 from corpus import build_corpus  # noqa: E402
 
-from marin_assets.data.cleaning_job import clean_source  # noqa: E402
-from marin_assets.data.sources import SourceSpec  # noqa: E402
+from marin_assets.data.clean.cleaning_job import clean_source  # noqa: E402
+from marin_assets.data.sources.source_registry import SourceSpec  # noqa: E402
 from marin_assets.resources.spark import SparkResource  # noqa: E402
 
 

@@ -101,7 +101,7 @@ def main() -> None:
     from marin_assets.core.storage import Storage
     from marin_assets.resources.spark import SparkResource
     from marin_assets.tokenize.encoding import EncodeSettings
-    from marin_assets.tokenize.recipes import TokenizerSpec
+    from marin_assets.tokenize.tokenize_recipe import TokenizerSpec
     from marin_assets.tokenize.tokenize_job import cleaned_document_files, tokenize_source
     from marin_assets.tokenize.tokenizer_files import TOKENIZER_FILE, build_tokenizer
     from marin_assets_tests.tokenize.conftest import write_cleaned_source

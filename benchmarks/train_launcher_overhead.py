@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dagster as dg  # noqa: E402
 import yaml  # noqa: E402
 
-from marin_assets.train.definitions import build_defs  # noqa: E402
+from marin_assets.defs.train.definitions import build_defs  # noqa: E402
 from marin_assets.train.run_folder import ENTRY_MODULE  # noqa: E402
 from marin_assets.train.maxtext_config import TRAIN_MODULE  # noqa: E402
 from marin_assets.train.metrics import read_scalars, series  # noqa: E402

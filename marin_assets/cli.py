@@ -8,7 +8,7 @@ import sys
 from marin_assets import materialize_all, versions
 from marin_assets.core.recipes import RecipeError
 from marin_assets.core.storage import StorageError
-from marin_assets.data import cli_sources
+from marin_assets.data.sources import cli_sources
 from marin_assets.governance import cli_audit, cli_failures, cli_gc
 from marin_assets.train import cli_baseline
 

@@ -19,9 +19,9 @@ import dagster as dg
 from marin_assets.console import QuietConsole
 from marin_assets.core.waiting import EXIT_STOPPED, Stopped, raise_if_signalled, stop_on_sigterm
 from marin_assets.pool_slots import pools_of, wait_for_pool_slots
-from marin_assets.resources.stage_jobs import STAGE_JOB_TAG, job_name_for, run_tags, stage_jobs
+from marin_assets.stage_jobs import STAGE_JOB_TAG, job_name_for, run_tags, stage_jobs
 from marin_assets.stale_status import StaleStatus, asset_nodes, toposorted
-from marin_assets.train.resources import LOCAL_PARTITIONS_METADATA
+from marin_assets.train.hardware import LOCAL_PARTITIONS_METADATA
 
 OBSERVE_JOB = "marin_observe_sources"
 

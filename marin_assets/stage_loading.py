@@ -1,9 +1,10 @@
-"""Load each stage's Definitions on its own, so one bad recipe does not break the code location.
+"""Each stage's folder under defs/ is one Dagster component, so one bad recipe does not break the code location.
 
-A stage whose recipe fails validation is replaced by a single `<stage>_recipe_error` asset in the
-stage's group: the other stages load (and run) as usual, the UI shows the broken stage with the
-error as its description, and materializing it fails with that one-line message (file, field,
-reason). The message is also logged at load time.
+`defs/<stage>/defs.yaml` names `StageDefinitions`; Dagster's defs-folder loader builds it, and it returns the
+stage's `defs/<stage>/definitions.py` Definitions. A stage whose recipe fails validation is replaced by a
+single `<stage>_recipe_error` asset in the stage's group: the other stages load (and run) as usual, the UI
+shows the broken stage with the error as its description, and materializing it fails with that one-line
+message (file, field, reason). The message is also logged at load time.
 """
 
 import importlib
@@ -32,3 +33,11 @@ def load_stage(stage: str, module: str) -> dg.Definitions:
     except RecipeError as exc:
         log.error("stage %s not loaded: %s", stage, exc)
         return broken_stage(stage, str(exc))
+
+
+class StageDefinitions(dg.Component, dg.Model, dg.Resolvable):
+    """One stage folder of defs/: its definitions.py, loaded in isolation (the folder's name is the stage)."""
+
+    def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
+        stage = context.path.name
+        return load_stage(stage, f"marin_assets.defs.{stage}.definitions")

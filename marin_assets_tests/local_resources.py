@@ -1,7 +1,7 @@
 """Resources for tests that materialize assets directly: the local environment's, on a tmp root."""
 
 from marin_assets.resources import resources_for
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 
 
 def local_resources(root_uri: str, **extra) -> dict:

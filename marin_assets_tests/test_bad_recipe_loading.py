@@ -48,13 +48,13 @@ def test_cli_with_a_bad_training_recipe_plans_the_other_stages_and_names_file_an
 def test_the_broken_stage_loads_as_one_asset_that_fails_with_the_message(bad_recipes, monkeypatch):
     monkeypatch.setenv("MARIN_RECIPES_DIR", bad_recipes["MARIN_RECIPES_DIR"])
     monkeypatch.setenv("MARIN_DATA_ROOTS", bad_recipes["MARIN_DATA_ROOTS"])
-    monkeypatch.delitem(sys.modules, "marin_assets.train.definitions", raising=False)
-    defs = load_stage("train", "marin_assets.train.definitions")
+    monkeypatch.delitem(sys.modules, "marin_assets.defs.train.definitions", raising=False)
+    defs = load_stage("train", "marin_assets.defs.train.definitions")
     placeholder = defs.get_assets_def("train_recipe_error")
     assert MESSAGE in placeholder.descriptions_by_key[dg.AssetKey("train_recipe_error")]
     with pytest.raises(RecipeError, match=MESSAGE.replace("'", ".").replace("(", r"\(")):
         dg.materialize([placeholder])
-    monkeypatch.delitem(sys.modules, "marin_assets.train.definitions", raising=False)
+    monkeypatch.delitem(sys.modules, "marin_assets.defs.train.definitions", raising=False)
 
 
 def test_cli_prints_a_recipe_error_as_one_line_without_traceback(capsys, monkeypatch):

@@ -14,8 +14,8 @@ import inspect
 import numpy as np
 import pytest
 
-from marin_assets.data.extractors.base import EXTRACTORS, Extractor
-from marin_assets.data.hash_families import HashFamily, family_names, hash_family
+from marin_assets.data.extract.extractors.base import EXTRACTORS, Extractor
+from marin_assets.data.dedup.hash_families import HashFamily, family_names, hash_family
 from marin_assets.scaling.laws import LAWS, law_from_params
 from marin_assets.scaling.laws.base import LawForm
 
@@ -26,7 +26,7 @@ def _protocol_methods(protocol) -> dict[str, inspect.Signature]:
 
 
 def _implementations():
-    import marin_assets.data.extractors  # noqa: F401 (the extractors register on import)
+    import marin_assets.data.extract.extractors  # noqa: F401 (the extractors register on import)
 
     yield from ((LawForm, f"law form {name}", form) for name, form in LAWS.items())
     yield from ((Extractor, f"extractor {kind}", cls) for kind, cls in EXTRACTORS.items())
@@ -75,7 +75,7 @@ def test_every_law_form_fits_predicts_and_round_trips_through_the_platform_calls
 
 def _formats():
     from marin_assets.data.formats.registry import READERS
-    from marin_assets.data.readers import read_file  # noqa: F401 (the format modules register on import)
+    from marin_assets.data.formats.readers import read_file  # noqa: F401 (the format modules register on import)
 
     return sorted(READERS, key=str)
 
@@ -86,9 +86,9 @@ def test_every_format_reads_what_its_counter_counts(fmt, content, tmp_path):
     """The calls the cleaning job makes per file: read_file (the registered reader) and count_records
     (the format's independent counter); on bad input too, every place the counter counts is yielded once."""
     from marin_assets.data.formats.records import IgnoredRecord, QuarantinedRecord, RawRecord
-    from marin_assets.data.readers import read_file
-    from marin_assets.data.record_counts import COUNTERS, count_records
-    from marin_assets.data.sources import SourceSpec
+    from marin_assets.data.formats.readers import read_file
+    from marin_assets.data.formats.record_counts import COUNTERS, count_records
+    from marin_assets.data.sources.source_registry import SourceSpec
 
     assert fmt in COUNTERS, f"format {fmt} has a reader but no record counter"
     path = tmp_path / f"file.{fmt}"
@@ -115,7 +115,7 @@ PROBES = {
 
 
 def _filter_names() -> list[str]:
-    from marin_assets.data.filters.pipeline import FilterSettings
+    from marin_assets.data.clean.filters.pipeline import FilterSettings
 
     return [name for name in FilterSettings.model_fields if name != "reflow"]  # reflow rewrites, never rejects
 
@@ -125,7 +125,7 @@ def test_every_filter_runs_alone_through_run_filters_and_names_its_rules(name):
     """The call the cleaner makes per document (cleaning_rows: run_filters(text, recipe.filters)), with only
     this filter on: a rejection is named "<filter>:<rule>", keeps the original text and carries the value
     that tripped it; at least one probe is rejected, so the filter really runs."""
-    from marin_assets.data.filters.pipeline import FilterOutcome, FilterSettings, run_filters
+    from marin_assets.data.clean.filters.pipeline import FilterOutcome, FilterSettings, run_filters
 
     settings = FilterSettings(**{other: None for other in FilterSettings.model_fields if other != name})
     rejected = []
@@ -143,10 +143,10 @@ def test_every_filter_runs_alone_through_run_filters_and_names_its_rules(name):
 
 @pytest.fixture(scope="module")
 def curation_inputs():
-    from marin_assets.data import quality_classifier as qc
-    from marin_assets.data.curation import CurationInputs
-    from marin_assets.data.decontaminate import build_index
-    from marin_assets.data.step_outcome import Value
+    from marin_assets.data.curate import quality_classifier as qc
+    from marin_assets.data.curate.curation_steps import CurationInputs
+    from marin_assets.data.curate.decontaminate import build_index
+    from marin_assets.data.curate.step_outcome import Value
     from marin_assets_tests.data.test_quality_classifier import RECIPE, _docs
 
     recipe_n = _cleaning_recipe().decontamination.ngram
@@ -157,13 +157,13 @@ def curation_inputs():
 
 
 def _cleaning_recipe():
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 
     return load_cleaning_recipe()
 
 
 def _curation_step_names() -> list[str]:
-    from marin_assets.data.curation import STEPS
+    from marin_assets.data.curate.curation_steps import STEPS
 
     return list(STEPS)
 
@@ -174,8 +174,8 @@ def test_every_curation_step_is_built_shipped_and_run_through_the_platform_calls
     factory, recipe switches on), pickled to the workers, Curation.run(text) per document."""
     import pickle
 
-    from marin_assets.data.curation import STEPS, Curation, build_curation
-    from marin_assets.data.step_outcome import StepOutcome
+    from marin_assets.data.curate.curation_steps import STEPS, Curation, build_curation
+    from marin_assets.data.curate.step_outcome import StepOutcome
 
     recipe = _cleaning_recipe()
     recipe = recipe.model_copy(update={

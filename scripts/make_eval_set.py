@@ -18,9 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from marin_assets.data.eval_sets import file_checksum, load_eval_sets  # noqa: E402
-from marin_assets.data.reference_texts import source_texts  # noqa: E402
-from marin_assets.data.sources import load_sources  # noqa: E402
+from marin_assets.data.curate.eval_sets import file_checksum, load_eval_sets  # noqa: E402
+from marin_assets.data.extract.reference_texts import source_texts  # noqa: E402
+from marin_assets.data.sources.source_registry import load_sources  # noqa: E402
 
 OUT = REPO / "marin_assets" / "sample_data" / "eval_sets" / "handbook_passages.jsonl"
 PASSAGE_WORDS = 60

@@ -4,7 +4,7 @@ One walk serves three users: asset code versions (core.code_versions), the layer
 `marin versions` table. Every form of import counts, wherever it sits in a file (module level,
 inside functions, under TYPE_CHECKING): `import a.b`, `from a import b` (b a submodule or a name),
 and relative imports. Importing `a.b.c` runs `a/__init__` and `a/b/__init__` too, so those count.
-A module named whole by a string literal (`[sys.executable, "-m", "marin_assets.data.fasttext_train"]`)
+A module named whole by a string literal (`[sys.executable, "-m", "marin_assets.data.curate.fasttext_train"]`)
 is code the naming module runs in a subprocess: `run_graph` keeps those edges and `closure` follows
 them, so what a subprocess runs is versioned with the asset that starts it (not an import: the
 layering and cycle checks see imports only).

@@ -4,8 +4,8 @@ Three kinds of module, decided from each file's own source (no list to keep):
 - wiring: declares Dagster definitions (assets, checks, sensors, schedules, jobs, Definitions);
 - dagster: uses Dagster but declares nothing (resources, launchers, output recording);
 - pure: imports no Dagster (`dagster_pipes`, the training process's tiny client, is not Dagster).
-`core` sits at the bottom; the stages are the packages in STAGES; `resources` is the Dagster layer
-every stage's wiring shares; the top (definitions, materialize_all, the `marin` CLI and its `cli_*`
+`core` sits at the bottom; the stages are the packages in STAGES (pure code and Dagster-aware helpers),
+each with its wiring in `defs/<stage>/`; `resources` is the Dagster layer every stage's wiring shares; the top (definitions, materialize_all, the `marin` CLI and its `cli_*`
 subcommand modules) sits above everything. A package `__init__` has the kind of what it re-exports.
 
 Rules (`violations` lists every break; the layering test asserts there is none):
@@ -14,7 +14,8 @@ Rules (`violations` lists every break; the layering test asserts there is none):
 3. a wiring module is imported only by modules of its own stage and by the top: no stage imports
    another stage's wiring (other stages' pure and Dagster-aware helpers, e.g. train.launchers, are fine);
 4. nothing below the top imports it;
-5. no import cycle, between modules or between stages.
+5. no import cycle, between modules or between stages;
+6. Dagster definitions are declared only in `defs/` and the top, so the folders show where the graph is.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from marin_assets.core import import_graph
 from marin_assets.core.import_graph import PACKAGE, PACKAGE_DIR
 
 STAGES = ("data", "tokenize", "train", "scaling", "evaluation", "governance")
-TOP = frozenset(f"{PACKAGE}.{m}" for m in ("definitions", "materialize_all", "stale_status", "cli", "versions"))
+TOP = frozenset(f"{PACKAGE}.{m}" for m in ("definitions", "materialize_all", "stale_status", "cli", "versions", "stage_jobs", "stage_loading", "pool_slots"))
 # Calls and decorators that declare a Dagster definition.
 DECLARES = frozenset({
     "asset", "multi_asset", "graph_asset", "graph_multi_asset", "asset_check", "multi_asset_check",
@@ -49,8 +50,13 @@ def module_kind(module: str, package_dir: Path = PACKAGE_DIR) -> str:
     imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and n.level == 0]
     if not any(_is_dagster(m) for m in imported):
         return "pure"
-    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    # a declaration is `dg.asset`/`dagster.asset` or a name imported from dagster (a local `job` variable is not)
+    aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+               if _is_dagster(a.name)}
+    names = {n.attr for n in ast.walk(tree)
+             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases}
+    names |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0
+              and n.module and _is_dagster(n.module) for a in n.names}
     return "wiring" if names & DECLARES else "dagster"
 
 
@@ -69,7 +75,10 @@ def kinds(package_dir: Path = PACKAGE_DIR) -> dict[str, str]:
 
 
 def stage_of(module: str) -> str | None:
+    """A stage's pure code lives in `marin_assets.<stage>`, its wiring in `marin_assets.defs.<stage>`."""
     parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "defs":
+        parts = parts[1:]
     return parts[1] if len(parts) > 1 and parts[1] in STAGES else None
 
 
@@ -92,6 +101,8 @@ def violations(package_dir: Path = PACKAGE_DIR) -> list[str]:
                 out.append(f"{module} imports {dep}, another stage's Dagster wiring")
             if is_top(dep) and not is_top(module):
                 out.append(f"{module} imports {dep}, the orchestration layer on top")
+        if kind[module] == "wiring" and not is_top(module) and _layer(module) != "defs":
+            out.append(f"{module} declares Dagster definitions outside defs/")
     if cycle := import_graph.find_cycle(graph):
         out.append("import cycle: " + " -> ".join(cycle))
     stages = {s: frozenset() for s in STAGES}

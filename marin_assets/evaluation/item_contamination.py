@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from marin_assets.data.item_hits import ItemIndex, build_item_index, hits_by_item, item_hits  # noqa: F401 (the matcher)
+from marin_assets.data.curate.item_hits import ItemIndex, build_item_index, hits_by_item, item_hits  # noqa: F401 (the matcher)
 from marin_assets.evaluation.task_sets import TaskSetSpec, verified_files
 
 

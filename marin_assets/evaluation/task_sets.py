@@ -21,8 +21,8 @@ from pydantic import Field, field_validator
 
 from marin_assets.core.hashing import combine_hashes
 from marin_assets.core.recipes import NamedRegistry, Recipe, load_recipe
-from marin_assets.data.compliance import ComplianceVerdict, compliance_verdict, load_policy
-from marin_assets.data.sources import Provenance, SourceSpec, resolve_uri
+from marin_assets.data.sources.compliance import ComplianceVerdict, compliance_verdict, load_policy
+from marin_assets.data.sources.source_registry import Provenance, SourceSpec, resolve_uri
 
 TASK_SETS_RECIPE = "task_sets.yaml"
 

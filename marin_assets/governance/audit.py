@@ -16,7 +16,7 @@ from marin_assets.core import layout
 from marin_assets.core.checkpoint_folders import checkpoint_steps
 from marin_assets.core.checkpoint_folders import checkpoint_uri as checkpoint_uri_at
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.data.licenses import INVENTORY_NAME, compliance_from_inventory
+from marin_assets.data.sources.licenses import INVENTORY_NAME, compliance_from_inventory
 
 RESULT_FILE = "result.json"  # what a training or scaling run commits (train.report, scaling.run_results)
 _INVENTORY_FIELDS = ("content_hash", "checksum", "file_count", "total_bytes", "uri", "format")

@@ -28,7 +28,7 @@ def _checkpoint_from_instance(run: str) -> str | None:
         return None
     import dagster as dg
 
-    from marin_assets.governance.assets import checkpoint_uris
+    from marin_assets.defs.governance.governance_assets import checkpoint_uris
 
     with dg.DagsterInstance.get() as instance:
         return checkpoint_uris(instance, [run])[run]

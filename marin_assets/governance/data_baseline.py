@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from marin_assets.core import layout
 from marin_assets.core.recipes import recipes_dir
 from marin_assets.core.storage import Storage
-from marin_assets.data.cleaned_output import STATS_NAME
+from marin_assets.data.clean.cleaned_output import STATS_NAME
 from marin_assets.tokenize.mixture_build import SPLITS
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE
 

@@ -19,7 +19,7 @@ from typing import Protocol
 import dagster as dg
 from pydantic import Field, field_validator
 
-from marin_assets.data.cleaned_output import CleaningJob, write_cleaned
+from marin_assets.data.clean.cleaned_output import CleaningJob, write_cleaned
 from marin_assets.resources.dataproc_runner import DataprocBackend, DataprocRunner
 from marin_assets.resources.spark import SparkResource
 from marin_assets.resources.spark_progress import spark_progress

@@ -16,9 +16,9 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from marin_assets.data.cleaned_output import CleaningJob, read_cleaned
+from marin_assets.data.clean.cleaned_output import CleaningJob, read_cleaned
 from marin_assets.core.gcs_client import gcs_client
-from marin_assets.data.spark_entry import check_reported
+from marin_assets.data.spark.spark_entry import check_reported
 from marin_assets.resources.dataproc_spark import DATAPROC_YAML, DataprocSpark
 
 

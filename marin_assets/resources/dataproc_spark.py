@@ -1,6 +1,6 @@
 """Spark on Dataproc: the cleaning job as a PySpark job request for the cluster of dataproc.yaml.
 
-On Dataproc the cluster runs the driver, so the job is a main file (marin_assets/data/spark_entry.py,
+On Dataproc the cluster runs the driver, so the job is a main file (marin_assets/data/spark/spark_entry.py,
 from the project environment installed on the cluster) plus its arguments; dagster_gcp's
 PipesDataprocJobClient submits it, adds the Pipes arguments and Dagster labels, and waits. The
 request is built here as the client's own models (google.cloud.dataproc_v1), so a field the API
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from marin_assets.data.cleaned_output import CleaningJob
-from marin_assets.data.spark_entry import job_args
+from marin_assets.data.clean.cleaned_output import CleaningJob
+from marin_assets.data.spark.spark_entry import job_args
 
 DATAPROC_YAML = Path(__file__).resolve().parents[2] / "deployments" / "spark" / "dataproc.yaml"
 CLUSTER_KEYS = ("project_id", "region", "cluster_name", "labels", "cluster_config_dict")  # DataprocResource's

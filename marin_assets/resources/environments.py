@@ -18,7 +18,7 @@ import dagster as dg
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource, backend_from_env
 from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.spark import SparkResource
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets.train.k8s.resource import TpuPodLauncher
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

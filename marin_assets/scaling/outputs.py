@@ -10,8 +10,8 @@ import pandas as pd
 
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
-from marin_assets.data.licenses import require_mixture_cleared
-from marin_assets.resources.recording import record_output
+from marin_assets.data.sources.licenses import require_mixture_cleared
+from marin_assets.lineage.recording import record_output
 from marin_assets.scaling import plots, run_results
 from marin_assets.scaling.bootstrap import laws_from_samples
 from marin_assets.scaling.suite import ScalingRecipe, SuiteRun, training_spec

@@ -21,7 +21,7 @@ from marin_assets.tokenize.mixture_info import MIXTURE_FILE, check_same_tokenize
 from marin_assets.tokenize.mixture_plan import MixturePlan, check_sources_known, plan_mixture
 from marin_assets.tokenize.mixture_order import order_train, order_validation
 from marin_assets.tokenize.mixture_stream import index_source, write_ordered
-from marin_assets.tokenize.recipes import MixtureRecipe
+from marin_assets.tokenize.tokenize_recipe import MixtureRecipe
 from marin_assets.tokenize.shards import read_tokenizer_hash
 from marin_assets.tokenize.tokenize_job import STATS_FILE
 from marin_assets.tokenize.tokenizer_files import TokenizerSummary

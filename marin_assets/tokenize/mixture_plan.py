@@ -23,7 +23,7 @@ import numpy as np
 from marin_assets.tokenize.mixture_keys import (
     BUCKET_BITS, BUCKETS, SourceDocuments, document_hashes, subset_keys, units, validation_mask,
 )
-from marin_assets.tokenize.recipes import InsufficientTokens, MixtureRecipe
+from marin_assets.tokenize.tokenize_recipe import InsufficientTokens, MixtureRecipe
 
 MAX_DOCUMENTS = 2**31 - 1  # the writer stores document indices as int32
 

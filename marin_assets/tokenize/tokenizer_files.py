@@ -19,7 +19,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from marin_assets.core import layout
 from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import StagedOutput, Storage, folder_hash
-from marin_assets.tokenize.recipes import TokenizerKind, TokenizerSpec
+from marin_assets.tokenize.tokenize_recipe import TokenizerKind, TokenizerSpec
 
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"

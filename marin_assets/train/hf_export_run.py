@@ -17,7 +17,7 @@ import dagster as dg
 import yaml
 
 from marin_assets.core.storage import Storage
-from marin_assets.resources.recording import record_output
+from marin_assets.lineage.recording import record_output
 from marin_assets.train import checkpoint_model, hf_export, hf_llama_numpy, hf_mixtral_numpy, hf_push, hf_reference
 
 HF_DIR = "hf"  # <run folder>/hf/

@@ -10,7 +10,7 @@ The tolerance is a recipe (recipes/training/efficiency.yaml): the check warns be
 from __future__ import annotations
 
 from marin_assets.core.recipes import Recipe, load_recipe, recipes_dir
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 EFFICIENCY_FILE = "training/efficiency.yaml"
 GIB = 1024**3

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from marin_assets.train.architectures import Architecture, StepFlops
 from marin_assets.train.architectures.base import MLP_MATRICES
 from marin_assets.train.models import ModelRecipe
-from marin_assets.train.resources import MeshError, ResourceConfig
+from marin_assets.train.hardware import MeshError, ResourceConfig
 
 GIB = 1024**3
 USABLE_MEMORY_FRACTION = 0.9  # headroom for XLA temporaries and fragmentation

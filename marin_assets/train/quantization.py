@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 # recipe value -> MaxText keys (none adds no key: an unquantized run's config is what it always was)
 MAXTEXT_KEYS: dict[str, dict[str, Any]] = {

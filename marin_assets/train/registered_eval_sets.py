@@ -9,7 +9,7 @@ not import the data stage's registry.
 from __future__ import annotations
 
 from marin_assets.core.storage import Storage
-from marin_assets.data.eval_sets import load_eval_sets
+from marin_assets.data.curate.eval_sets import load_eval_sets
 from marin_assets.train import eval_set_texts
 
 

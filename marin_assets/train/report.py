@@ -15,7 +15,7 @@ import fsspec
 from marin_assets.core.line_preview import line_preview_markdown, preview_key
 from marin_assets.core.plotting import pyplot
 from marin_assets.core.storage import StagedOutput
-from marin_assets.resources.metadata_tables import metadata_table, round_sig
+from marin_assets.core.metadata_tables import metadata_table, round_sig
 from marin_assets.train import domain_report, routing_report
 from marin_assets.train.run_result import RESULT_FILE, TrainingResult
 from marin_assets.train.preflight import ProfileEstimate

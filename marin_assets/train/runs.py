@@ -14,7 +14,7 @@ from pydantic import Field, ValidationError, field_validator, model_serializer, 
 from marin_assets.core.recipes import Recipe, RecipeError, load_recipe, recipes_dir
 from marin_assets.train import quantization as quant
 from marin_assets.train.models import Budget, ModelRecipe, Quantization, load_model_recipe
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 RUNS_FILE = "training/runs.yaml"
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -27,9 +27,9 @@ from marin_assets.core import layout
 from marin_assets.core.hashing import combine_hashes
 from marin_assets.core.recipes import NamedRegistry, Recipe, load_recipe, recipes_dir
 from marin_assets.core.storage import MANIFEST_NAME, Storage, StorageError, file_hashes
-from marin_assets.data.compliance import ComplianceProblem, ComplianceVerdict, compliance_verdict, load_policy
-from marin_assets.data.licenses import uncleared_sources
-from marin_assets.data.sources import Provenance, resolve_uri
+from marin_assets.data.sources.compliance import ComplianceProblem, ComplianceVerdict, compliance_verdict, load_policy
+from marin_assets.data.sources.licenses import uncleared_sources
+from marin_assets.data.sources.source_registry import Provenance, resolve_uri
 from marin_assets.train.run_result import RESULT_FILE
 
 WEIGHTS_RECIPE = "weights.yaml"

@@ -17,13 +17,13 @@ import cleaning_stages  # noqa: E402
 import real_corpus_throughput  # noqa: E402
 
 from marin_assets.core.recipes import PACKAGE_RECIPES  # noqa: E402
-from marin_assets.data import quality_classifier as qc  # noqa: E402
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe  # noqa: E402
-from marin_assets.data.cleaning_rows import RECORD_COLUMNS, RecordCleaner, record_tuple  # noqa: E402
-from marin_assets.data.filters.pipeline import FilterSettings  # noqa: E402
+from marin_assets.data.curate import quality_classifier as qc
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe  # noqa: E402
+from marin_assets.data.clean.cleaning_rows import RECORD_COLUMNS, RecordCleaner, record_tuple  # noqa: E402
+from marin_assets.data.clean.filters.pipeline import FilterSettings  # noqa: E402
 from marin_assets.data.formats.warc import warc_resource_record  # noqa: E402
-from marin_assets.data.readers import RawRecord, read_file  # noqa: E402
-from marin_assets.data.sources import SourceSpec  # noqa: E402
+from marin_assets.data.formats.readers import RawRecord, read_file  # noqa: E402
+from marin_assets.data.sources.source_registry import SourceSpec  # noqa: E402
 from marin_assets_tests.data.planted_corpus import prose  # noqa: E402
 
 SAMPLE = Path(PACKAGE_RECIPES).parent / "sample_data"
@@ -102,7 +102,7 @@ def test_stages_end_every_record_as_the_cleaner_does_and_print(tmp_path, capsys)
 
 @pytest.mark.slow
 def test_whole_path_prints_each_round_and_the_median(spark, capsys):
-    from marin_assets.data.sources import load_sources
+    from marin_assets.data.sources.source_registry import load_sources
 
     spec = load_sources().get("dirty_web")
     recipe = load_cleaning_recipe()

@@ -3,12 +3,11 @@
 import dagster as dg
 import pytest
 
-import marin_assets.data.clean_source_gate as clean_source_gate
+import marin_assets.data.clean.clean_source_gate as clean_source_gate
 from marin_assets.core import import_graph
-from marin_assets.core.code_roots import compute_roots, referenced_objects
-from marin_assets.core.code_versions import code_version, covered_modules, versioned
-from marin_assets.data import cleaned_output
-
+from marin_assets.lineage.code_roots import compute_roots, referenced_objects
+from marin_assets.lineage.code_versions import code_version, covered_modules, versioned
+from marin_assets.data.clean import cleaned_output
 FACTORY_VALUE = object()
 
 
@@ -41,11 +40,11 @@ def test_globals_closure_values_module_attributes_and_nested_code_are_read():
 def test_a_hand_list_that_misses_a_module_the_asset_calls_is_caught():
     """The hand lists of the previous round: cleaned_documents named `cleaned_output` only (it also calls
     clean_source_gate.dedup_peers), tokenizer named `tokenizer_files` only (it also reads through tokenize_job)."""
-    from marin_assets.data.clean_assets import cleaned_documents
-    from marin_assets.tokenize.assets import tokenizer
+    from marin_assets.defs.data.clean_assets import cleaned_documents
+    from marin_assets.defs.tokenize.tokenize_assets import tokenizer
 
-    hand_cleaned = code_version({}, "marin_assets.data.cleaned_output")
-    assert "marin_assets.data.clean_source_gate" in _missed_by(hand_cleaned, cleaned_documents)
+    hand_cleaned = code_version({}, "marin_assets.data.clean.cleaned_output")
+    assert "marin_assets.data.clean.clean_source_gate" in _missed_by(hand_cleaned, cleaned_documents)
     hand_tokenizer = code_version({}, "marin_assets.tokenize.tokenizer_files")
     assert "marin_assets.tokenize.tokenize_job" in _missed_by(hand_tokenizer, tokenizer)
 
@@ -66,11 +65,11 @@ def test_every_asset_s_code_version_covers_every_module_its_compute_function_rea
 
 
 def test_roots_follow_wiring_and_launch_helpers_but_not_shared_resources():
-    from marin_assets.data.clean_assets import cleaned_documents
+    from marin_assets.defs.data.clean_assets import cleaned_documents
     from marin_assets.definitions import defs
 
     cleaned = compute_roots(_compute(cleaned_documents))
-    assert {"marin_assets.data.clean_source_gate", "marin_assets.data.cleaned_output"} <= set(cleaned)
+    assert {"marin_assets.data.clean.clean_source_gate", "marin_assets.data.clean.cleaned_output"} <= set(cleaned)
     assert not [m for m in cleaned if m.startswith("marin_assets.resources") or m.endswith("_assets")]
     profile = next(a for a in defs.resolve_asset_graph().assets_defs if dg.AssetKey("scaling_profile") in a.keys)
     # scaling_profile trains through train.local_launcher.measure_profile: the trainer's entry point counts
@@ -94,16 +93,16 @@ def test_the_version_is_the_asset_s_and_changes_with_its_recipe_section():
     one, two = versioned({"a": 1})(peers), versioned({"a": 2})(peers)
     version = one.code_versions_by_key[one.key]
     assert version and version != two.code_versions_by_key[two.key]
-    assert "marin_assets.data.clean_source_gate" in covered_modules(version)
+    assert "marin_assets.data.clean.clean_source_gate" in covered_modules(version)
 
 
 def test_a_recipe_loader_is_recipe_data_not_code_the_asset_runs():
     """eval_set reads one field of the cleaning recipe; the recipe schema imports every filter, which
     eval_set never runs: editing a filter must not stale it (its recipe section hashes the field)."""
-    from marin_assets.core.code_roots import loads_a_recipe
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.eval_assets import eval_set
+    from marin_assets.lineage.code_roots import loads_a_recipe
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.defs.data.eval_assets import eval_set
 
     assert loads_a_recipe(load_cleaning_recipe) and not loads_a_recipe(clean_source_gate.dedup_peers)
-    assert "marin_assets.data.cleaning_recipe" not in compute_roots(_compute(eval_set))
-    assert "marin_assets.data.filters.c4" not in covered_modules(eval_set.code_versions_by_key[eval_set.key])
+    assert "marin_assets.data.clean.cleaning_recipe" not in compute_roots(_compute(eval_set))
+    assert "marin_assets.data.clean.filters.c4" not in covered_modules(eval_set.code_versions_by_key[eval_set.key])

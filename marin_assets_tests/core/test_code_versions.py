@@ -4,7 +4,7 @@ import dagster as dg
 import pytest
 
 from marin_assets.core import import_graph, locked_packages
-from marin_assets.core.code_versions import code_version, covered_modules, versioned_modules
+from marin_assets.lineage.code_versions import code_version, covered_modules, versioned_modules
 
 FILES = {
     "pkg/__init__.py": "",
@@ -84,10 +84,10 @@ def test_a_module_run_as_a_subprocess_and_its_imports_are_in_the_version(package
 
 
 def test_the_real_subprocess_entry_points_are_covered():
-    from marin_assets.data.quality_assets import quality_classifier
+    from marin_assets.defs.data.quality_assets import quality_classifier
     from marin_assets.train.run_folder import ENTRY_MODULE
 
-    assert "marin_assets.data.fasttext_train" in covered_modules(quality_classifier.code_versions_by_key[
+    assert "marin_assets.data.curate.fasttext_train" in covered_modules(quality_classifier.code_versions_by_key[
         quality_classifier.key])
     assert ENTRY_MODULE in import_graph.closure(["marin_assets.train.run_folder"])
 
@@ -142,7 +142,7 @@ def test_locked_versions_of_the_imported_packages_and_their_dependencies_are_in_
 
 
 def test_the_real_stages_version_their_packages():
-    from marin_assets.core.code_versions import versioned_modules
+    from marin_assets.lineage.code_versions import versioned_modules
 
     files = import_graph.graph_files()
 
@@ -152,5 +152,5 @@ def test_the_real_stages_version_their_packages():
         return set(locked_packages.locked_versions(sorted(names)))
 
     assert {"maxtext", "jax", "flax"} <= packages("marin_assets.train.maxtext_entry")
-    assert {"pyspark", "resiliparse", "py3langid"} <= packages("marin_assets.data.cleaned_output")
+    assert {"pyspark", "resiliparse", "py3langid"} <= packages("marin_assets.data.clean.cleaned_output")
     assert not {"maxtext", "pyspark"} & packages("marin_assets.scaling.external", "marin_assets.scaling.observations")

@@ -123,7 +123,7 @@ def test_a_manifest_recorded_uri_is_followed_to_its_version(gcs_emulator):  # no
         staged.write_json({"licenses": {"python_docs": "PSF-2.0"}}, "_provenance.json")
     final = storage.uri("stage", "out")
     assert storage.follow(final) == storage.require_committed("stage", "out") != final
-    from marin_assets.data.licenses import sources_behind
+    from marin_assets.data.sources.licenses import sources_behind
 
     assert sources_behind(storage, [final]) == ["python_docs"]
 

@@ -9,7 +9,7 @@ from PIL import Image
 
 from marin_assets.core.line_preview import line_preview_markdown, preview_key
 from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT, inline_thumbnail_markdown, pyplot
-from marin_assets.resources.recording import plot_previews
+from marin_assets.lineage.recording import plot_previews
 
 
 def png_of(fig) -> bytes:

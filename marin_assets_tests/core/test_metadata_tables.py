@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from marin_assets.resources.metadata_tables import counts_table, metadata_table, round_sig
+from marin_assets.core.metadata_tables import counts_table, metadata_table, round_sig
 
 
 def test_rows_become_typed_columns_with_rounded_floats():

@@ -3,8 +3,8 @@
 import pytest
 from pydantic import ValidationError
 
-from marin_assets.data.eval_sets import EvalSetsRegistry, load_eval_sets
-from marin_assets.data.sources import SourcesRegistry, load_sources
+from marin_assets.data.curate.eval_sets import EvalSetsRegistry, load_eval_sets
+from marin_assets.data.sources.source_registry import SourcesRegistry, load_sources
 
 
 @pytest.mark.parametrize("registry_type, loaded, field, kind", [

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dagster as dg
 
-from marin_assets.data.quality_classifier import load_quality_classifier_recipe
-from marin_assets.data.raw_assets import raw_corpus
-from marin_assets.resources.storage import StorageResource
+from marin_assets.data.curate.quality_classifier import load_quality_classifier_recipe
+from marin_assets.defs.data.raw_assets import raw_corpus
+from marin_assets.resources.storage_resource import StorageResource
 
 
 def ingest_reference_sources(store_root, instance: dg.DagsterInstance | None = None) -> None:

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from marin_assets.core.recipes import PACKAGE_RECIPES
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.source_registry import load_sources
 
 WriteRegistry = Callable[..., Path]
 

@@ -5,13 +5,13 @@ import json
 import dagster as dg
 import pytest
 
-from marin_assets.data.clean_assets import cleaned_documents, counts_conserve
-from marin_assets.data.compliance import source_inventory
-from marin_assets.data.eval_assets import eval_set
-from marin_assets.data.quality_assets import quality_classifier
-from marin_assets.data.raw_assets import raw_corpus
-from marin_assets.data.sources import load_sources
-from marin_assets.resources.storage import StorageResource
+from marin_assets.defs.data.clean_assets import cleaned_documents, counts_conserve
+from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.defs.data.eval_assets import eval_set
+from marin_assets.defs.data.quality_assets import quality_classifier
+from marin_assets.defs.data.raw_assets import raw_corpus
+from marin_assets.data.sources.source_registry import load_sources
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
@@ -88,8 +88,7 @@ def test_uncleared_source_is_refused(tmp_path, write_registry, spark_resource):
 @pytest.mark.slow
 def test_a_reader_that_drops_a_record_fails_counts_conserve(tmp_path, spark_resource, monkeypatch):
     """The cleaner's own counts still add up (it never saw the record); the independent count does not."""
-    from marin_assets.data import record_batches
-
+    from marin_assets.data.formats import record_batches
     original = record_batches.read_file
 
     def drops_the_third_record(path, spec, max_record_bytes):  # pickled by value into the Spark workers

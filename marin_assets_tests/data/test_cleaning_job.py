@@ -6,9 +6,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from marin_assets.core.storage import Storage
-from marin_assets.data.cleaning_job import EXACT_DUPLICATE, NEAR_DUPLICATE, clean_source
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.cleaning_job import EXACT_DUPLICATE, NEAR_DUPLICATE, clean_source
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.sources.source_registry import load_sources
 
 pytestmark = pytest.mark.slow
 
@@ -75,7 +75,7 @@ def test_html_source_is_extracted_inside_spark(spark, tmp_path):
 
 def test_slow_page_is_quarantined_inside_spark_and_the_partition_goes_on(spark, tmp_path):
     from marin_assets.data.formats.warc import warc_resource_record
-    from marin_assets.data.sources import SourceSpec
+    from marin_assets.data.sources.source_registry import SourceSpec
     from marin_assets_tests.data.test_extraction_timeout import calm_page, deep_page
 
     # One WARC, so all three pages are in one partition: the slow one in the middle.
@@ -96,8 +96,8 @@ def test_slow_page_is_quarantined_inside_spark_and_the_partition_goes_on(spark, 
 
 
 def test_reader_counts_come_from_the_read_tasks_and_missing_files_are_counted_again(spark, tmp_path):
-    from marin_assets.data.cleaning_job import count_source_records
-    from marin_assets.data.sources import SourceSpec
+    from marin_assets.data.clean.cleaning_job import count_source_records
+    from marin_assets.data.sources.source_registry import SourceSpec
 
     for name, lines in (("a.jsonl", 2), ("b.jsonl", 3)):
         (tmp_path / name).write_text("".join(f'{{"id": "{name}{i}", "text": "t"}}\n' for i in range(lines)))
@@ -132,8 +132,8 @@ def test_outputs_do_not_depend_on_how_many_processing_partitions_the_source_gets
     few = clean_source(spark, spec, recipe, str(tmp_path / "few"))
     # a tiny partition_bytes: the source's few KB get many partitions (as a large corpus would)
     many = recipe.model_copy(update={"spark": recipe.spark.model_copy(update={"partition_bytes": 512})})
-    from marin_assets.data.readers import list_source_files
-    from marin_assets.data.source_files import estimated_record_bytes
+    from marin_assets.data.formats.readers import list_source_files
+    from marin_assets.data.sources.source_files import estimated_record_bytes
 
     assert many.spark.partitions_for(estimated_record_bytes(list_source_files(spec))) > 2 * recipe.spark.partitions
     assert clean_source(spark, spec, many, str(tmp_path / "many")) == few

@@ -3,13 +3,13 @@
 import pandas as pd
 import pyarrow as pa
 
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.cleaning_rows import (
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.clean.cleaning_rows import (
     KEPT, RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema,
 )
-from marin_assets.data.dedup import band_keys
-from marin_assets.data.readers import list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.dedup.dedup_keys import band_keys
+from marin_assets.data.formats.readers import list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 
 def _records(source: str) -> list[dict]:
@@ -40,7 +40,7 @@ def test_batched_bands_equal_one_record_at_a_time():
 def test_a_large_arrow_batch_is_cleaned_in_slices_with_the_same_rows(monkeypatch):
     """Spark hands over batches of thousands of records; they are turned into Python objects a slice at a
     time (bounded worker memory), with the same rows as the whole batch at once."""
-    import marin_assets.data.cleaning_rows as cleaning_rows
+    import marin_assets.data.clean.cleaning_rows as cleaning_rows
 
     records = _records("dirty_web") + _records("debian_licenses")
     batch = pa.RecordBatch.from_pylist(records)
@@ -55,7 +55,7 @@ def test_a_warc_response_that_is_not_200_is_rejected_as_http_status(tmp_path):
     """A 404 page with plenty of words is no document: rejected under http_status (value: the status), and
     counted with the other rejections; the same page served with 200 is not."""
     from marin_assets.data.formats.warc import warc_response_record
-    from marin_assets.data.sources import SourceSpec
+    from marin_assets.data.sources.source_registry import SourceSpec
 
     words = " ".join(f"Sorry, the page you asked for, number {i}, could not be found on this server." for i in range(40))
     html = f"<html><body><main><h1>Not found</h1><p>{words}</p></main></body></html>".encode()

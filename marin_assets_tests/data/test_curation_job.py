@@ -6,15 +6,15 @@ import pytest
 import yaml
 
 from marin_assets.core.recipes import PACKAGE_RECIPES
-from marin_assets.data.clean_assets import cleaned_documents
-from marin_assets.data.cleaning_job import clean_source
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.compliance import source_inventory
-from marin_assets.data.decontaminate import build_index
-from marin_assets.data.dedup_check_assets import dedup_precision
-from marin_assets.data.raw_assets import raw_corpus
-from marin_assets.data.sources import SourceSpec, load_sources
-from marin_assets.resources.storage import StorageResource
+from marin_assets.defs.data.clean_assets import cleaned_documents
+from marin_assets.data.clean.cleaning_job import clean_source
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.curate.decontaminate import build_index
+from marin_assets.defs.data.dedup_check_assets import dedup_precision
+from marin_assets.defs.data.raw_assets import raw_corpus
+from marin_assets.data.sources.source_registry import SourceSpec, load_sources
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.planted_corpus import prose, write_jsonl
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
@@ -57,8 +57,8 @@ def test_decontamination_and_pii_run_inside_the_spark_job(spark, tmp_path):
 
 
 def test_the_spark_job_names_the_eval_items_each_contaminated_document_holds(spark, tmp_path):
-    from marin_assets.data.decontamination_step import hits_per_item, item_key
-    from marin_assets.data.item_hits import EvalIndexes, build_item_index
+    from marin_assets.data.curate.decontamination_step import hits_per_item, item_key
+    from marin_assets.data.curate.item_hits import EvalIndexes, build_item_index
 
     items = {"otter-passage": PASSAGE, "notes": prose(50)}
     docs = {"cut": f"{prose(1)} {PASSAGE} {prose(2)}", "both": f"{PASSAGE} {prose(50)}",

@@ -2,12 +2,12 @@
 
 import numpy as np
 
-from marin_assets.data.decontaminate import (
+from marin_assets.data.curate.decontaminate import (
     build_index, decontaminate, ngram_hashes, normalized_tokens, normalized_words,
 )
-from marin_assets.data.decontamination_step import DecontaminationStep
-from marin_assets.data.sorted_membership import in_sorted
-from marin_assets.data.step_outcome import Value
+from marin_assets.data.curate.decontamination_step import DecontaminationStep
+from marin_assets.data.curate.sorted_membership import in_sorted
+from marin_assets.data.curate.step_outcome import Value
 from marin_assets_tests.data.planted_corpus import prose
 
 PASSAGE = ("Sea otters hold hands while they sleep so that the current does not carry them away from "

@@ -5,16 +5,16 @@ import json
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.data.cleaning_recipe import DedupSettings
-from marin_assets.data.decontaminate import build_index
-from marin_assets.data.decontamination_step import DecontaminationStep, hits_per_item, item_key
-from marin_assets.data.curation_inputs import read_item_index
-from marin_assets.data.eval_index import build, read_index
-from marin_assets.data.eval_sets import EvalSetSpec
-from marin_assets.data.item_hits import EvalIndexes
-from marin_assets.data.report import build_report, markdown
-from marin_assets.data.sources import Provenance
-from marin_assets.data.step_outcome import Value
+from marin_assets.data.clean.cleaning_recipe import DedupSettings
+from marin_assets.data.curate.decontaminate import build_index
+from marin_assets.data.curate.decontamination_step import DecontaminationStep, hits_per_item, item_key
+from marin_assets.data.curate.curation_inputs import read_item_index
+from marin_assets.data.curate.eval_index import build, read_index
+from marin_assets.data.curate.eval_sets import EvalSetSpec
+from marin_assets.data.curate.item_hits import EvalIndexes
+from marin_assets.data.report.data_report import build_report, markdown
+from marin_assets.data.sources.source_registry import Provenance
+from marin_assets.data.curate.step_outcome import Value
 from marin_assets_tests.data.planted_corpus import prose
 from marin_assets_tests.data.test_report import STATS
 

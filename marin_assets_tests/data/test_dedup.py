@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from marin_assets.data.dedup import (
+from marin_assets.data.dedup.dedup_keys import (
     MinHasher,
     band_key_matrix,
     band_keys,
@@ -143,7 +143,7 @@ def test_lsh_decisions_equal_datasketch_on_the_same_signatures():
 
 @pytest.mark.slow
 def test_in_memory_lsh_removes_what_the_spark_job_removes(spark):
-    from marin_assets.data.cleaning_job import near_duplicates
+    from marin_assets.data.clean.cleaning_job import near_duplicates
 
     rng = np.random.default_rng(0)
     keys = rng.integers(0, 3000, size=(300, 14), dtype=np.int64)  # small key space: shared buckets

@@ -2,7 +2,7 @@
 
 import pytest
 
-from marin_assets.data.dedup_precision import exact_jaccard, precision_report, shingle_set
+from marin_assets.data.dedup.dedup_precision import exact_jaccard, precision_report, shingle_set
 from marin_assets_tests.data.planted_corpus import prose
 
 

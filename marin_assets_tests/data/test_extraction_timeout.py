@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.cleaning_rows import EXTRACTION_TIMEOUT, QUARANTINED, RecordCleaner
-from marin_assets.data.extraction_worker import ExtractionTimeout, ExtractionWorker
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.clean.cleaning_rows import EXTRACTION_TIMEOUT, QUARANTINED, RecordCleaner
+from marin_assets.data.extract.extraction_worker import ExtractionTimeout, ExtractionWorker
 
 pytestmark = pytest.mark.slow  # child processes start (~1-3 s each) and a page runs into its deadline
 
@@ -66,7 +66,7 @@ def test_slow_page_is_quarantined_as_extraction_timeout_and_the_batch_goes_on():
 # A child that answers after `wait` (sleeping: no CPU, or spinning: all CPU), once it has said it is ready.
 CHILD = """
 import sys, time
-from marin_assets.data.extraction_worker import _write
+from marin_assets.data.extract.extraction_worker import _write
 _write(sys.stdout.buffer, ("ready", None))
 mode, wait = sys.argv[1], float(sys.argv[2])
 end = time.monotonic() + wait
@@ -85,7 +85,7 @@ def _child(mode: str, wait: float):
 
     import psutil
 
-    from marin_assets.data.extraction_worker import _past, _read, cpu_seconds
+    from marin_assets.data.extract.extraction_worker import _past, _read, cpu_seconds
 
     proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(wait)], stdout=subprocess.PIPE)
     assert _read(proc.stdout, _past(time.monotonic() + 60)) == ("ready", None)
@@ -94,7 +94,7 @@ def _child(mode: str, wait: float):
 
 
 def test_the_limit_counts_the_childs_cpu_time_not_the_wall_time_it_waits():
-    from marin_assets.data.extraction_worker import await_reply
+    from marin_assets.data.extract.extraction_worker import await_reply
 
     proc, ps, before = _child("sleep", 1.5)  # 1.5 s of wall time, ~0 s of CPU: a page waiting for a core
     try:
@@ -105,7 +105,7 @@ def test_the_limit_counts_the_childs_cpu_time_not_the_wall_time_it_waits():
 
 
 def test_a_child_spending_cpu_past_the_limit_is_stopped_near_it():
-    from marin_assets.data.extraction_worker import await_reply
+    from marin_assets.data.extract.extraction_worker import await_reply
 
     proc, ps, before = _child("spin", 30)
     start = time.monotonic()
@@ -119,8 +119,7 @@ def test_a_child_spending_cpu_past_the_limit_is_stopped_near_it():
 
 
 def test_a_child_spending_no_cpu_is_stopped_by_the_wall_backstop(monkeypatch):
-    from marin_assets.data import extraction_worker
-
+    from marin_assets.data.extract import extraction_worker
     monkeypatch.setattr(extraction_worker, "WALL_BACKSTOP", 2)
     proc, ps, before = _child("sleep", 30)
     start = time.monotonic()

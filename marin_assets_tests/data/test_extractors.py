@@ -7,12 +7,12 @@ from pydantic import ValidationError
 from resiliparse.parse.html import HTMLTree
 
 from marin_assets.core.recipes import Recipe
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.extract import ExtractionSettings, build_extractor
-from marin_assets.data.extractors import EXTRACTORS, register
-from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import RawRecord, list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract.extractor_choice import ExtractionSettings, build_extractor
+from marin_assets.data.extract.extractors import EXTRACTORS, register
+from marin_assets.data.clean.normalize import normalize_text
+from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 ARTICLE = " ".join(f"Sentence {i} of the article says something worth reading about the harbour." for i in range(12))
 

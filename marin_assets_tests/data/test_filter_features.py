@@ -18,17 +18,17 @@ from functools import cache
 import numpy as np
 import pytest
 
-from marin_assets.data import normalize
-from marin_assets.data.extract import html_to_text
-from marin_assets.data.filters.gopher_repetition import (
+from marin_assets.data.clean import normalize
+from marin_assets.data.extract.extractor_choice import html_to_text
+from marin_assets.data.clean.filters.gopher_repetition import (
     GopherRepetitionConfig, check, duplicated_ngram_chars, earlier_occurrences, earlier_occurrences_by_n,
     repeated_cover_chars, split_lines, split_paragraphs, top_ngram_chars,
 )
-from marin_assets.data.filters.text import PUNCTUATION, TextView, split_words
-from marin_assets.data.filters.words import rules
-from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import RawRecord, list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.filters.text import PUNCTUATION, TextView, split_words
+from marin_assets.data.clean.filters.spacy_words import rules
+from marin_assets.data.clean.normalize import normalize_text
+from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 
 def reference_duplicated_chars(words: list[str], n: int) -> int:
@@ -222,8 +222,7 @@ def test_word_classes_equal_the_reference():
 
 
 def test_word_table_is_bounded_and_stays_correct(monkeypatch):
-    from marin_assets.data.filters import word_table
-
+    from marin_assets.data.clean.filters import word_table
     monkeypatch.setattr(word_table, "_MEMO_MAX", 5)
     sample = "It's (well-known), see http://x.org/a. Mail a@b.org! 3.14 U.S. GPL-2 (again), and again."
     first = TextView(sample)
@@ -325,7 +324,7 @@ def _splitlines_counts(text: str) -> tuple[int, int, int]:
 
 
 def test_bullet_and_ellipsis_lines_counted_by_regex_equal_the_per_line_count():
-    from marin_assets.data.filters.gopher_quality import line_counts
+    from marin_assets.data.clean.filters.gopher_quality import line_counts
 
     rng = random.Random(8)
     pieces = ["a", "-", "\u2022", " ", "\t", "\xa0", "\u3000", "\x1f", "\n", "\n\n", "...", "..", ".", "\u2026", "x",
@@ -338,7 +337,7 @@ def test_bullet_and_ellipsis_lines_counted_by_regex_equal_the_per_line_count():
 
 
 def test_other_line_breaks_are_exactly_what_splitlines_splits_at_besides_newline():
-    from marin_assets.data.filters.gopher_quality import _OTHER_LINE_BREAKS
+    from marin_assets.data.clean.filters.gopher_quality import _OTHER_LINE_BREAKS
 
     breaks = {chr(c) for c in range(sys.maxunicode + 1) if len(f"a{chr(c)}b".splitlines()) == 2}
     assert breaks == {*_OTHER_LINE_BREAKS, "\n"}

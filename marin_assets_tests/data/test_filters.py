@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition
-from marin_assets.data.filters.c4 import C4Config
-from marin_assets.data.filters.fineweb import FineWebConfig
-from marin_assets.data.filters.gopher_quality import GopherQualityConfig
-from marin_assets.data.filters.gopher_repetition import GopherRepetitionConfig
-from marin_assets.data.filters.pipeline import FilterSettings, run_filters
-from marin_assets.data.filters.text import TextView, count_sentences, split_words
+from marin_assets.data.clean.filters import c4, fineweb, gopher_quality, gopher_repetition
+from marin_assets.data.clean.filters.c4 import C4Config
+from marin_assets.data.clean.filters.fineweb import FineWebConfig
+from marin_assets.data.clean.filters.gopher_quality import GopherQualityConfig
+from marin_assets.data.clean.filters.gopher_repetition import GopherRepetitionConfig
+from marin_assets.data.clean.filters.pipeline import FilterSettings, run_filters
+from marin_assets.data.clean.filters.text import TextView, count_sentences, split_words
 
 SENTENCES = [
     "The river runs past the old mill and into the valley below the town.",
@@ -142,8 +142,8 @@ def test_pipeline_reports_first_failing_rule_with_filter_prefix():
 @pytest.mark.parametrize("rule,text", REPETITION_CASES)
 def test_gopher_repetition_gives_the_value_rule_values_measures(rule, text):
     """The n-gram rules report the value that tripped them (no second count); it is rule_values' measure."""
-    from marin_assets.data.filters.pipeline import FilterSettings
-    from marin_assets.data.filters.rule_values import measured_value
+    from marin_assets.data.clean.filters.pipeline import FilterSettings
+    from marin_assets.data.clean.filters.rule_values import measured_value
 
     found, value = gopher_repetition.check_with_value(TextView(text), GopherRepetitionConfig())
     assert found == rule

@@ -8,9 +8,9 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from marin_assets.data.cleaning_job import EXACT_DUPLICATE, clean_sources
-from marin_assets.data.readers import list_source_files
-from marin_assets.data.sources import SourceSpec, load_sources
+from marin_assets.data.clean.cleaning_job import EXACT_DUPLICATE, clean_sources
+from marin_assets.data.formats.readers import list_source_files
+from marin_assets.data.sources.source_registry import SourceSpec, load_sources
 from marin_assets_tests.data.test_cleaning_job import _recipe
 
 pytestmark = pytest.mark.slow

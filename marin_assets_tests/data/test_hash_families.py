@@ -12,13 +12,13 @@ from datasketch import MinHash
 from datasketch.hashfunc import sha1_hash32
 from datasketch.minhash import _fmix
 
-from marin_assets.data.cleaning_recipe import CleaningRecipe, DedupSettings
-from marin_assets.data.dedup import MinHasher, band_key_matrix
-from marin_assets.data.hash_families import family_names, hash_family, register
-from marin_assets.data.hash_families.datasketch_sha1 import fmix32
-from marin_assets.data.hash_families.sha1_kernel import CHUNKS, sha1_hash32_slices
-from marin_assets.data.hash_families.words import UNICODE_SPACES, lowered, space_mask, word_spans
-from marin_assets.data.lsh_bands import bands_array
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, DedupSettings
+from marin_assets.data.dedup.dedup_keys import MinHasher, band_key_matrix
+from marin_assets.data.dedup.hash_families import family_names, hash_family, register
+from marin_assets.data.dedup.hash_families.datasketch_sha1 import fmix32
+from marin_assets.data.dedup.hash_families.sha1_kernel import CHUNKS, sha1_hash32_slices
+from marin_assets.data.dedup.hash_families.lowercase_words import UNICODE_SPACES, lowered, space_mask, word_spans
+from marin_assets.data.dedup.lsh_bands import bands_array
 
 WORDS = ["alpha", "Beta", "GAMMA", "ΟΔΟΣ", "İSTANBUL", "naïve", "café", "“quoted”", "Straße", "ǅemal", "ﬁne",
          "日本語", "emoji🙂", "x", "Ünïcode", "\xa0nbsp", "em\u2003space", "sep\x1cx", "tab\there", "line\nbreak"]  # fmt: skip

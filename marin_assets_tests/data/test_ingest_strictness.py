@@ -8,9 +8,9 @@ import json
 import pytest
 import zstandard
 
-from marin_assets.data.file_errors import file_error_rows, loss_detail, parse_loss, warning_line
+from marin_assets.data.clean.file_errors import file_error_rows, loss_detail, parse_loss, warning_line
 from marin_assets.data.formats.repairs import LONE_SURROGATE, REPAIRS_KEY
-from marin_assets.data.readers import UndeclaredFilesError, list_source_files, list_source_files_and_skipped
+from marin_assets.data.formats.readers import UndeclaredFilesError, list_source_files, list_source_files_and_skipped
 from marin_assets.data.formats.warc import warc_resource_record
 from marin_assets_tests.data.test_readers import DATE, JSONL, html_page, read_all, spec, warc_bytes
 

@@ -10,15 +10,15 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from marin_assets.data import cleaning_rows, language_batch
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.cleaning_rows import RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema
-from marin_assets.data.language import (
+from marin_assets.data.clean import cleaning_rows, language_batch
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.clean.cleaning_rows import RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema
+from marin_assets.data.clean.language_id import (
     _identifier, document_language, drop_foreign_paragraphs, identify_language, identify_languages, sample_windows,
 )
-from marin_assets.data.language_batch import BatchIdentifier
-from marin_assets.data.readers import list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.language_batch import BatchIdentifier
+from marin_assets.data.formats.readers import list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 SNIPPETS = [
     "The harbour opens at six in the morning and the first boats leave soon after. ",

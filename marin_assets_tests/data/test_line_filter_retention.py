@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import statistics
 
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.extract import html_to_text
-from marin_assets.data.filters.c4 import C4Config
-from marin_assets.data.filters.pipeline import run_filters
-from marin_assets.data.filters.reflow import reflow
-from marin_assets.data.filters.text import retained_fraction
-from marin_assets.data.normalize import normalize_text
-from marin_assets.data.readers import RawRecord, list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.extract.extractor_choice import html_to_text
+from marin_assets.data.clean.filters.c4 import C4Config
+from marin_assets.data.clean.filters.pipeline import run_filters
+from marin_assets.data.clean.filters.reflow import reflow
+from marin_assets.data.clean.filters.text import retained_fraction
+from marin_assets.data.clean.normalize import normalize_text
+from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 
 def license_texts() -> list[str]:

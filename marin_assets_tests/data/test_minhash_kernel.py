@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marin_assets.data.hash_families import hash_family
-from marin_assets.data.minhash_kernel import ROW_WIDTH, ROWS_PER_CALL, minhash_signatures
+from marin_assets.data.dedup.hash_families import hash_family
+from marin_assets.data.dedup.minhash_kernel import ROW_WIDTH, ROWS_PER_CALL, minhash_signatures
 
 
 def _expected(shingles: np.ndarray, counts: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:

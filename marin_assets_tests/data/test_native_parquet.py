@@ -7,11 +7,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from marin_assets.data.cleaning_job import read_records, clean_source
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.native_parquet import column_verdict, footer_verdict, footer_verdicts, native_records
-from marin_assets.data.readers import list_source_files
-from marin_assets.data.sources import SourceSpec
+from marin_assets.data.clean.cleaning_job import read_records, clean_source
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.formats.native_parquet import column_verdict, footer_verdict, footer_verdicts, native_records
+from marin_assets.data.formats.readers import list_source_files
+from marin_assets.data.sources.source_registry import SourceSpec
 from marin_assets_tests.data.test_filters import SENTENCES
 
 MAX_BYTES = 2_000
@@ -115,7 +115,7 @@ def test_a_cleaning_run_on_native_parquet_conserves_and_matches_the_python_reade
 
 @pytest.mark.parametrize("name", ["a b.parquet", "ü#%.parquet"])
 def test_spark_names_a_file_as_qualified_uri_says(spark, tmp_path, name):
-    from marin_assets.data.native_parquet import qualified_uri, same_file_key
+    from marin_assets.data.formats.native_parquet import qualified_uri, same_file_key
 
     path = tmp_path / name
     pq.write_table(pa.table({"text": ["x"]}), path)
@@ -124,8 +124,7 @@ def test_spark_names_a_file_as_qualified_uri_says(spark, tmp_path, name):
 
 
 def test_a_file_spark_names_otherwise_fails_the_read_instead_of_losing_its_rows(spark, tmp_path, monkeypatch):
-    from marin_assets.data import native_parquet
-
+    from marin_assets.data.formats import native_parquet
     _source(tmp_path / "src")
     spec = _spec(tmp_path / "src", id_field="id", url_field="url")
     verdicts = footer_verdicts(spec, list_source_files(spec))
@@ -152,7 +151,7 @@ def test_damaged_pages_behind_a_good_footer_fail_the_read_naming_the_file(spark,
 
 @pytest.mark.parametrize("int_type", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32()])
 def test_integer_id_columns_of_every_width_read_natively_give_the_python_ids(spark, tmp_path, int_type):
-    from marin_assets.data.readers import read_file
+    from marin_assets.data.formats.readers import read_file
 
     (tmp_path / "src").mkdir()
     path = tmp_path / "src" / "ints.parquet"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from marin_assets.data.language import ParagraphDrop, drop_foreign_paragraphs, identify_language, language_rejection
-from marin_assets.data.normalize import normalize_text
+from marin_assets.data.clean.language_id import ParagraphDrop, drop_foreign_paragraphs, identify_language, language_rejection
+from marin_assets.data.clean.normalize import normalize_text
 
 
 def test_normalize_unicode_and_whitespace():
@@ -48,8 +48,8 @@ def test_english_then_german_page_is_identified_as_german_over_the_whole_documen
 
 
 def test_english_then_german_page_is_not_kept_as_english():
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.cleaning_rows import REJECTED, RecordCleaner
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.clean.cleaning_rows import REJECTED, RecordCleaner
 
     rec = {"kind": "record", "id": "mixed", "url": None, "content": _english_then_german(), "content_type": "text",
            "metadata": "{}", "raw_length": 1, "file": "f.jsonl", "offset": 0, "reason": None, "excerpt": None}  # fmt: skip
@@ -59,8 +59,8 @@ def test_english_then_german_page_is_not_kept_as_english():
 
 
 def test_foreign_paragraphs_are_dropped_and_counted_when_the_recipe_asks():
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.cleaning_rows import RecordCleaner
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.clean.cleaning_rows import RecordCleaner
 
     text = "\n".join([ENGLISH * 2] * 8 + [GERMAN * 2] + [ENGLISH * 2] * 8)
     assert drop_foreign_paragraphs(text, ["en"], 100, 0.65) == ParagraphDrop(
@@ -78,8 +78,8 @@ def test_foreign_paragraphs_are_dropped_and_counted_when_the_recipe_asks():
 def test_the_share_of_foreign_paragraphs_is_recorded_and_a_recipe_threshold_rejects_on_it():
     """An English-labelled document whose identifiable paragraphs are 2 of 8 German: its share (0.25) is in its
     metadata; max_foreign_paragraph_share 0.2 rejects it (language:foreign_paragraphs), 0.3 keeps it whole."""
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.cleaning_rows import REJECTED, RecordCleaner
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.clean.cleaning_rows import REJECTED, RecordCleaner
 
     text = "\n".join([ENGLISH * 2] * 3 + [GERMAN * 2] + [ENGLISH * 2] * 3 + [GERMAN * 2])
     assert drop_foreign_paragraphs(text, ["en"], 100, 0.65).foreign_share == 2 / 8

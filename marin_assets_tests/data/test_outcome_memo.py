@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from marin_assets.data import outcome_memo
-from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.cleaning_rows import EXTRACTION_FAILED, QUARANTINED, RECORD_COLUMNS, RecordCleaner, record_tuple
-from marin_assets.data.outcome_memo import CONTENT_FIELDS, Outcome, OutcomeMemo, content_key, memo_for
-from marin_assets.data.readers import list_source_files, read_file
-from marin_assets.data.sources import load_sources
+from marin_assets.data.clean import outcome_memo
+from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.clean.cleaning_rows import EXTRACTION_FAILED, QUARANTINED, RECORD_COLUMNS, RecordCleaner, record_tuple
+from marin_assets.data.clean.outcome_memo import CONTENT_FIELDS, Outcome, OutcomeMemo, content_key, memo_for
+from marin_assets.data.formats.readers import list_source_files, read_file
+from marin_assets.data.sources.source_registry import load_sources
 
 
 def _records(source: str) -> list[dict]:

@@ -1,6 +1,6 @@
 """How many Parquet files a cleaned table is written as: rows or text bytes, whichever needs more."""
 
-from marin_assets.data.cleaning_recipe import SparkSettings
+from marin_assets.data.clean.cleaning_recipe import SparkSettings
 
 
 def test_file_count_follows_whichever_limit_needs_more_files():
@@ -25,7 +25,7 @@ def test_processing_partitions_grow_with_the_source_past_the_least_count():
 
 
 def test_record_bytes_count_compressed_files_at_their_expansion(tmp_path):
-    from marin_assets.data.source_files import COMPRESSED_EXPANSION, estimated_record_bytes
+    from marin_assets.data.sources.source_files import COMPRESSED_EXPANSION, estimated_record_bytes
 
     (tmp_path / "a.jsonl").write_bytes(b"x" * 100)
     (tmp_path / "b.jsonl.gz").write_bytes(b"y" * 10)

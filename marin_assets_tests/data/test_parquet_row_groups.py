@@ -4,7 +4,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from marin_assets.data.parquet_output import row_group_rows, value_bytes, write_arrow_table
+from marin_assets.data.spark.parquet_output import row_group_rows, value_bytes, write_arrow_table
 
 
 def test_row_groups_hold_about_the_target_bytes_and_the_rows_read_back_whole(tmp_path):
@@ -30,7 +30,7 @@ def test_small_and_empty_tables_are_one_row_group():
 
 def test_each_write_task_holds_exactly_one_file(spark, tmp_path):
     # file i's rows are partition i's: no task writes two files while another writes none
-    from marin_assets.data.parquet_output import _BUCKET, bucketed, part_name, write_parquet
+    from marin_assets.data.spark.parquet_output import _BUCKET, bucketed, part_name, write_parquet
 
     df = spark.createDataFrame([(f"doc-{i}", "x" * (i % 7)) for i in range(2_000)], "id string, text string")
     for n_files in (2, 3, 4, 8):
@@ -48,7 +48,7 @@ def test_each_write_task_holds_exactly_one_file(spark, tmp_path):
 def test_a_write_task_given_two_files_rows_fails_instead_of_writing_both(tmp_path):
     import pytest
 
-    from marin_assets.data.parquet_output import _BUCKET, _bucket_writer
+    from marin_assets.data.spark.parquet_output import _BUCKET, _bucket_writer
 
     schema = pa.schema([("id", pa.string())])
     write = _bucket_writer(schema, str(tmp_path), ["id"])
@@ -68,8 +68,8 @@ def _texts_table(n: int) -> pa.Table:
 def test_a_sorted_file_is_written_a_row_group_at_a_time_with_the_bytes_of_a_whole_sorted_write(tmp_path, monkeypatch):
     """The file equals sorting the whole table and writing it at once (what the writer did before), and it
     does not depend on how the rows arrived in batches (the row group size is counted from values)."""
-    from marin_assets.data import parquet_output
-    from marin_assets.data.parquet_output import value_bytes
+    from marin_assets.data.spark import parquet_output
+    from marin_assets.data.spark.parquet_output import value_bytes
 
     table = _texts_table(5_000)
     monkeypatch.setattr(parquet_output, "ROW_GROUP_BYTES", 1 << 20)  # several row groups
@@ -89,7 +89,7 @@ def test_a_sorted_file_is_written_a_row_group_at_a_time_with_the_bytes_of_a_whol
 def test_take_rows_equals_take_across_chunks_and_copies_only_the_rows_taken():
     import numpy as np
 
-    from marin_assets.data.parquet_output import take_rows
+    from marin_assets.data.spark.parquet_output import take_rows
 
     table = _texts_table(3_000)
     chunked = pa.Table.from_batches(table.to_batches(max_chunksize=700))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from marin_assets.data.pii import PiiSettingsView, PiiStep, redact
+from marin_assets.data.clean.pii import PiiSettingsView, PiiStep, redact
 
 SETTINGS = PiiSettingsView({"email": "<EMAIL>", "ip": "<IP>", "phone": "<PHONE>"})
 
@@ -45,8 +45,8 @@ def test_replacements_are_configurable_and_kinds_can_be_switched_off():
 
 
 def test_recipe_switch_per_source():
-    from marin_assets.data.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.data.curation import build_curation
+    from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+    from marin_assets.data.curate.curation_steps import build_curation
 
     shipped = load_cleaning_recipe()
     recipe = shipped.model_copy(update={"pii": shipped.pii.model_copy(update={"sources": {"debian_licenses": False}})})
@@ -66,7 +66,7 @@ def _shuffled_texts(count: int, seed: int) -> list[str]:
 
 
 def test_email_search_around_each_at_sign_finds_what_the_regex_finds_over_the_whole_text():
-    from marin_assets.data.pii import EMAIL, _email_spans, _regex_spans
+    from marin_assets.data.clean.pii import EMAIL, _email_spans, _regex_spans
 
     texts = _shuffled_texts(100_000, seed=1)
     texts += ["a@b.c d@e.f", "x.y@z@w.v", "é@a.b a@[1.2.3.4]", "@" * 5 + "a.b"]
@@ -76,7 +76,7 @@ def test_email_search_around_each_at_sign_finds_what_the_regex_finds_over_the_wh
 
 
 def test_texts_without_a_dotted_quad_skip_the_ip_regex_and_lose_nothing():
-    from marin_assets.data.pii import IPV4, _ip_spans, _regex_spans
+    from marin_assets.data.clean.pii import IPV4, _ip_spans, _regex_spans
 
     for text in _shuffled_texts(50_000, seed=2):
         assert _ip_spans(text, False) == _regex_spans(text, IPV4), repr(text)

@@ -1,8 +1,8 @@
 """The fastText quality classifier on a small planted set: separates the labels, same bytes on rerun."""
 
 from marin_assets.core.hashing import sha256_bytes
-from marin_assets.data import quality_classifier as qc
-from marin_assets.data.step_outcome import Value
+from marin_assets.data.curate import quality_classifier as qc
+from marin_assets.data.curate.step_outcome import Value
 from marin_assets_tests.data.planted_corpus import prose
 
 RECIPE = qc.QualityClassifierRecipe(positive_sources=["good"], negative_sources=["bad"], chunk_words=40, epoch=20,

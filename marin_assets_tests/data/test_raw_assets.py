@@ -5,10 +5,10 @@ import json
 import dagster as dg
 import pytest
 
-from marin_assets.data.compliance import source_inventory
-from marin_assets.data.raw_assets import compliance, raw_corpus
-from marin_assets.data.sources import load_sources
-from marin_assets.resources.storage import StorageResource
+from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.defs.data.raw_assets import compliance, raw_corpus
+from marin_assets.data.sources.source_registry import load_sources
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 
 
@@ -132,7 +132,7 @@ def test_checksum_mismatch_and_missing_field_are_said_in_the_check_result(tmp_pa
 def test_check_cleaning_gate_and_training_gate_give_one_verdict(tmp_path, write_registry):
     """Cleared when raw_corpus ran; then the registry entry changes: all three refuse, for the same reason."""
     from marin_assets.core.storage import Storage
-    from marin_assets.data.compliance import SourcesNotClearedError, require_sources_cleared
+    from marin_assets.data.sources.compliance import SourcesNotClearedError, require_sources_cleared
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.jsonl").write_text('{"text": "hello"}\n')

@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from marin_assets.data.extract import html_to_text
+from marin_assets.data.extract.extractor_choice import html_to_text
 from marin_assets.data.formats.records import IgnoredRecord
 from marin_assets.data.formats.warc import warc_resource_record
-from marin_assets.data.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
-from marin_assets.data.sources import SourceSpec, load_sources
+from marin_assets.data.formats.readers import QuarantinedRecord, RawRecord, list_source_files, read_file
+from marin_assets.data.sources.source_registry import SourceSpec, load_sources
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
 
 DOCS = [
@@ -308,7 +308,7 @@ def test_html_to_text_keeps_main_content_and_drops_navigation_and_footer():
         "<main><h1>Tides</h1><p>Tides are caused mainly by the Moon.</p><p>The Sun adds a smaller part.</p></main>"
         "<footer>Copyright 2024. All rights reserved.</footer></body></html>"
     )
-    from marin_assets.data.extract import ExtractionSettings, build_extractor
+    from marin_assets.data.extract.extractor_choice import ExtractionSettings, build_extractor
 
     # The documentation extractor keeps the heading and drops navigation, script and footer exactly.
     docs = build_extractor(ExtractionSettings(), "docs").extract(html)
@@ -331,8 +331,8 @@ def test_html_to_text_on_a_real_python_docs_page():
 
 def test_every_format_has_one_registered_reader_and_counter():
     from marin_assets.data.formats.registry import READERS, reads, reader_for
-    from marin_assets.data.record_counts import COUNTERS
-    from marin_assets.data.sources import SourceFormat
+    from marin_assets.data.formats.record_counts import COUNTERS
+    from marin_assets.data.sources.source_registry import SourceFormat
 
     assert set(READERS) == set(SourceFormat) == set(COUNTERS)
     with pytest.raises(ValueError, match="format 'parquet' is registered twice"):

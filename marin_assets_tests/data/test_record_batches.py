@@ -4,10 +4,10 @@ import json
 
 import pyarrow as pa
 
-from marin_assets.data import record_batches as rb
-from marin_assets.data.cleaning_rows import RECORD_COLUMNS, record_tuple
-from marin_assets.data.readers import read_file
-from marin_assets.data.sources import SourceSpec
+from marin_assets.data.formats import record_batches as rb
+from marin_assets.data.clean.cleaning_rows import RECORD_COLUMNS, record_tuple
+from marin_assets.data.formats.readers import read_file
+from marin_assets.data.sources.source_registry import SourceSpec
 
 
 def _source(tmp_path, lines: list[str]) -> tuple[SourceSpec, list[str]]:

@@ -8,9 +8,9 @@ import pytest
 import zstandard
 
 from marin_assets.data.formats.warc import warc_resource_record, warc_warcinfo_record
-from marin_assets.data.readers import read_file
-from marin_assets.data.record_counts import COUNTERS, conservation, count_records
-from marin_assets.data.sources import SourceFormat, SourceSpec
+from marin_assets.data.formats.readers import read_file
+from marin_assets.data.formats.record_counts import COUNTERS, conservation, count_records
+from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
 
 LINES = b"".join(b'{"text": "document %d"}\n' % i for i in range(3000))
 GOOD_GZ = gzip.compress(LINES)

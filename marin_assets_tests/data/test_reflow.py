@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 import textwrap
 
-from marin_assets.data.filters import c4
-from marin_assets.data.filters.c4 import C4Config
-from marin_assets.data.filters.pipeline import FilterSettings, run_filters
-from marin_assets.data.filters import reflow as reflow_module
-from marin_assets.data.filters.reflow import ReflowConfig, reflow
-from marin_assets.data.filters.text import TERMINAL_PUNCTUATION
+from marin_assets.data.clean.filters import c4
+from marin_assets.data.clean.filters.c4 import C4Config
+from marin_assets.data.clean.filters.pipeline import FilterSettings, run_filters
+from marin_assets.data.clean.filters import reflow as reflow_module
+from marin_assets.data.clean.filters.reflow import ReflowConfig, reflow
+from marin_assets.data.clean.filters.text import TERMINAL_PUNCTUATION
 from marin_assets_tests.data.test_filter_features import real_texts
 from marin_assets_tests.data.test_filters import GOOD, SENTENCES
 

@@ -2,12 +2,12 @@
 
 import json
 
-from marin_assets.data.cleaning_recipe import DedupSettings
-from marin_assets.data.report import (
+from marin_assets.data.clean.cleaning_recipe import DedupSettings
+from marin_assets.data.report.data_report import (
     BAR_WIDTH, build_report, duplicate_cluster_sizes, funnel, funnel_bars, markdown, rule_rows,
 )
-from marin_assets.resources.metadata_tables import metadata_table
-from marin_assets.data.report_plots import FIGURES
+from marin_assets.core.metadata_tables import metadata_table
+from marin_assets.data.report.report_plots import FIGURES
 from marin_assets_tests.data.planted_corpus import prose
 
 STATS = {
@@ -62,7 +62,7 @@ def test_plots_are_the_same_bytes_in_every_process():
     import subprocess
     import sys
 
-    probe = ("import hashlib; from marin_assets.data.report_plots import FIGURES; "
+    probe = ("import hashlib; from marin_assets.data.report.report_plots import FIGURES; "
              "r = {'languages': {'kept': {'en': 2, 'de': 1}, 'rejected': {'fr': 1, 'la': 1, 'sr': 1, 'zh': 1}}}; "
              "print(hashlib.sha256(FIGURES['languages'](r)).hexdigest())")
     digests = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
@@ -96,7 +96,7 @@ def test_funnel_bars_are_short_enough_to_show_inline():
 
 
 def test_rejected_examples_are_shortened_for_the_ui_table():
-    from marin_assets.data.clean_assets import SHOWN_CHARS, rejected_examples_table
+    from marin_assets.defs.data.clean_assets import SHOWN_CHARS, rejected_examples_table
 
     long = {"rule": "c4:too_few_sentences", "id": "d1", "url": "https://example.org/" + "p" * 100,
             "excerpt": "word " * 100, "value": None}

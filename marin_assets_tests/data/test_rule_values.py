@@ -5,9 +5,9 @@ from __future__ import annotations
 import inspect
 import re
 
-from marin_assets.data.filters import c4, fineweb, gopher_quality, gopher_repetition
-from marin_assets.data.filters.pipeline import FilterSettings, run_filters
-from marin_assets.data.filters.rule_values import MEASURES, measured_value
+from marin_assets.data.clean.filters import c4, fineweb, gopher_quality, gopher_repetition
+from marin_assets.data.clean.filters.pipeline import FilterSettings, run_filters
+from marin_assets.data.clean.filters.rule_values import MEASURES, measured_value
 
 MODULES = {"c4": c4, "fineweb": fineweb, "gopher_quality": gopher_quality, "gopher_repetition": gopher_repetition}
 SENTENCES = [

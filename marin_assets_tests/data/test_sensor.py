@@ -8,11 +8,11 @@ import os
 import dagster as dg
 import fsspec
 
-from marin_assets.data.definitions import DATA_ASSETS
-from marin_assets.data.raw_assets import build_source_files_sensor, raw_corpus
-from marin_assets.data.watch import changed_sources
-from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, job_name_for
-from marin_assets.resources.storage import StorageResource
+from marin_assets.defs.data.definitions import DATA_ASSETS
+from marin_assets.defs.data.raw_assets import build_source_files_sensor, raw_corpus
+from marin_assets.data.sources.watch import changed_sources
+from marin_assets.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, job_name_for
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
 

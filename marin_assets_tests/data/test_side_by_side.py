@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from marin_assets.data.side_by_side import Once, run_side_by_side
+from marin_assets.data.spark.side_by_side import Once, run_side_by_side
 
 
 def test_results_keep_their_group_and_name_and_the_jobs_overlap():

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from marin_assets.data.dedup import cluster_representatives
-from marin_assets.data.spark_components import are_stars, component_representatives, star_components
-from marin_assets.data.spark_dedup import EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions
+from marin_assets.data.dedup.dedup_keys import cluster_representatives
+from marin_assets.data.dedup.spark_components import are_stars, component_representatives, star_components
+from marin_assets.data.dedup.spark_dedup import EXACT_DUPLICATE, NEAR_DUPLICATE, duplicate_decisions
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from marin_assets.data.parquet_output import write_parquet
+from marin_assets.data.spark.parquet_output import write_parquet
 
 pytestmark = pytest.mark.slow
 

@@ -6,8 +6,8 @@ import yaml
 from dagster_gcp import DataprocResource
 from google.cloud.dataproc_v1.types import jobs
 
-from marin_assets.data.cleaned_output import CleaningJob
-from marin_assets.data.spark_entry import check_reported, parse_args, reported_counts
+from marin_assets.data.clean.cleaned_output import CleaningJob
+from marin_assets.data.spark.spark_entry import check_reported, parse_args, reported_counts
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocRunner
 from marin_assets.resources.dataproc_spark import DATAPROC_YAML, DataprocSpark

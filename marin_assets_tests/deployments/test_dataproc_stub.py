@@ -14,16 +14,16 @@ import pytest
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.data import spark_entry
-from marin_assets.data.clean_assets import cleaned_documents
-from marin_assets.data.cleaned_output import TABLES
-from marin_assets.data.eval_assets import eval_set
-from marin_assets.data.quality_assets import quality_classifier
-from marin_assets.data.raw_assets import raw_corpus
+from marin_assets.data.spark import spark_entry
+from marin_assets.defs.data.clean_assets import cleaned_documents
+from marin_assets.data.clean.cleaned_output import TABLES
+from marin_assets.defs.data.eval_assets import eval_set
+from marin_assets.defs.data.quality_assets import quality_classifier
+from marin_assets.defs.data.raw_assets import raw_corpus
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.dataproc_spark import DataprocSpark
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.conftest import TEST_SPARK
 from marin_assets_tests.deployments.stub_dataproc import StubDataproc

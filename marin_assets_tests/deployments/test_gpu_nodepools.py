@@ -9,7 +9,7 @@ import yaml
 
 from marin_assets.train.gpu_catalog import GPU_TYPES
 from marin_assets.train.k8s.manifests import LaunchRequest, build_workload
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 DOC = Path(__file__).resolve().parents[2] / "deployments" / "k8s" / "gpu-nodepools.md"
 

@@ -10,7 +10,7 @@ import dagster as dg
 import yaml
 from dagster._core.events import EngineEventData
 
-from marin_assets.governance.run_health import dead_run_worker_sensor, run_worker_pid
+from marin_assets.defs.governance.run_health import dead_run_worker_sensor, run_worker_pid
 
 REPO = Path(__file__).resolve().parents[2]
 LOCAL = REPO / "deployments" / "local" / "dagster.yaml"

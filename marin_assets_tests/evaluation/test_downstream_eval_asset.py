@@ -6,7 +6,7 @@ import json
 import dagster as dg
 import pytest
 
-from marin_assets.evaluation.definitions import build_defs
+from marin_assets.defs.evaluation.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.evaluation.toy_task_set import toy_registry
 from marin_assets_tests.evaluation.trained_run import RUN, SPEC

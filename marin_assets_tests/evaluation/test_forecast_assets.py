@@ -9,7 +9,7 @@ import pytest
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
 from marin_assets.evaluation.downstream_forecast import sigmoid
-from marin_assets.evaluation.forecast_assets import build_forecast_assets
+from marin_assets.defs.evaluation.forecast_assets import build_forecast_assets
 from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets.scaling.run_results import output_parts, run_parts
 from marin_assets_tests.local_resources import local_resources

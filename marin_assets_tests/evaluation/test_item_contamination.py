@@ -26,12 +26,12 @@ def test_a_task_set_exported_as_an_eval_set_is_decontaminated_per_item_by_the_cl
     decontamination step, which names the task item in a planted document (n = 5: BLiMP's sentences are short)."""
     from marin_assets.core import layout
     from marin_assets.core.storage import Storage
-    from marin_assets.data.curation_inputs import read_item_index
-    from marin_assets.data.decontamination_step import DecontaminationStep, item_key
-    from marin_assets.data.eval_index import build, read_index
-    from marin_assets.data.eval_sets import EvalSetSpec, file_checksum
-    from marin_assets.data.item_hits import EvalIndexes
-    from marin_assets.data.step_outcome import Value
+    from marin_assets.data.curate.curation_inputs import read_item_index
+    from marin_assets.data.curate.decontamination_step import DecontaminationStep, item_key
+    from marin_assets.data.curate.eval_index import build, read_index
+    from marin_assets.data.curate.eval_sets import EvalSetSpec, file_checksum
+    from marin_assets.data.curate.item_hits import EvalIndexes
+    from marin_assets.data.curate.step_outcome import Value
     from marin_assets.evaluation.item_contamination import export_eval_set
 
     spec = load_task_sets().get("blimp_sample")

@@ -2,7 +2,7 @@
 
 import os
 
-from marin_assets.evaluation.assets import local_partitions
+from marin_assets.defs.evaluation.downstream_eval_assets import local_partitions
 from marin_assets.evaluation.task_sets import load_task_sets
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from marin_assets.core.hashing import combine_hashes
 from marin_assets.core.recipes import recipes_dir
-from marin_assets.data.sources import Provenance
+from marin_assets.data.sources.source_registry import Provenance
 from marin_assets.evaluation.task_sets import TaskSetSpec, TaskSetsRegistry, sha256_file
 from marin_assets_tests.train.mixture_fixture import OBJECTS, SUBJECTS, VERBS
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
 from marin_assets_tests.train.mixture_fixture import build_mixture

@@ -7,11 +7,11 @@ assets do, so provenance, licenses and audits are tested without running Spark o
 import dagster as dg
 
 from marin_assets.core import layout
-from marin_assets.data.compliance import compliance_verdict, load_policy
-from marin_assets.data.sources import load_sources
-from marin_assets.data.licenses import INVENTORY_NAME, require_mixture_cleared
-from marin_assets.resources.recording import record_output
-from marin_assets.resources.storage import StorageResource
+from marin_assets.data.sources.compliance import compliance_verdict, load_policy
+from marin_assets.data.sources.source_registry import load_sources
+from marin_assets.data.sources.licenses import INVENTORY_NAME, require_mixture_cleared
+from marin_assets.lineage.recording import record_output
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.local_resources import local_resources
 
 SOURCES = load_sources().names

@@ -6,9 +6,9 @@ import pytest
 
 from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.governance.assets import audit_report, failure_catalog
-from marin_assets.resources.recording import record_output
-from marin_assets.resources.storage import StorageResource
+from marin_assets.defs.governance.governance_assets import audit_report, failure_catalog
+from marin_assets.lineage.recording import record_output
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.governance.lineage_fixture import STAND_INS, materialize_chain, mixture
 from marin_assets_tests.local_resources import local_resources
 

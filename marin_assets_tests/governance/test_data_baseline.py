@@ -11,17 +11,17 @@ from marin_assets import cli
 from marin_assets.core import layout
 from marin_assets.core.schemas import DOCUMENT_SCHEMA
 from marin_assets.core.storage import Storage
-from marin_assets.data.cleaned_output import STATS_NAME
-from marin_assets.data.parquet_output import write_arrow_table
-from marin_assets.data.partitions import SOURCE_PARTITIONS
+from marin_assets.data.clean.cleaned_output import STATS_NAME
+from marin_assets.data.spark.parquet_output import write_arrow_table
+from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
 from marin_assets.governance.data_baseline import (
     MIXTURES, SOURCES, DataBaselineError, baseline_path, compare, load_data_baseline, mixture_manifest_statistics,
     mixture_statistics, source_statistics, write_data_baseline,
 )
-from marin_assets.governance.data_baseline_checks import build_data_baseline_checks
+from marin_assets.defs.governance.data_baseline_checks import build_data_baseline_checks
 from marin_assets.governance.nightly import NIGHT_TAG, load_nightly_plan
 from marin_assets.tokenize.mixture_info import MIXTURE_FILE
-from marin_assets.tokenize.recipes import mixture_names
+from marin_assets.tokenize.tokenize_recipe import mixture_names
 from marin_assets.tokenize.shards import shard_table, token_lists, write_shard
 from marin_assets_tests.local_resources import local_resources
 

@@ -7,7 +7,7 @@ import dagster as dg
 import pytest
 
 from marin_assets.core.environment import environment_snapshot, jax_devices, spark_version
-from marin_assets.core.provenance import build_manifest, manifest_metadata
+from marin_assets.lineage.provenance import build_manifest, manifest_metadata
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,10 +6,10 @@ import pytest
 
 from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.data.compliance import INVENTORY_NAME, SourcesNotClearedError, committed_verdict, uncleared_line
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.compliance import INVENTORY_NAME, SourcesNotClearedError, committed_verdict, uncleared_line
+from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.resources import resources_for
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 
 # What a consumer reads: a raw source, a mixture built from sources, an eval set.
 CONSUMED = {dg.AssetKey("raw_corpus"), dg.AssetKey("mixture"), dg.AssetKey("eval_set")}
@@ -34,7 +34,7 @@ def _uncleared_storage(root) -> Storage:
         with storage.atomic_dir(layout.RAW, source) as staged:
             staged.write_json({"source": source, "files": [{"path": "a.jsonl", "size": 1, "sha256": "0" * 64}],
                                "content_hash": "0" * 64}, INVENTORY_NAME)
-    from marin_assets.tokenize.recipes import mixture_names
+    from marin_assets.tokenize.tokenize_recipe import mixture_names
 
     for mixture in mixture_names():
         with storage.atomic_dir(layout.MIXTURES, mixture) as staged:

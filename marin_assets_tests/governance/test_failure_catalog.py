@@ -7,7 +7,7 @@ import pytest
 
 from marin_assets.cli import main
 from marin_assets.core.storage import Storage
-from marin_assets.governance.assets import failure_catalog
+from marin_assets.defs.governance.governance_assets import failure_catalog
 from marin_assets.governance.failure_catalog import (
     failure_record,
     list_failures,
@@ -16,7 +16,7 @@ from marin_assets.governance.failure_catalog import (
     summary_markdown,
     write_failure,
 )
-from marin_assets.governance.sensors import failure_catalog_sensor
+from marin_assets.defs.governance.sensors import failure_catalog_sensor
 from marin_assets_tests.local_resources import local_resources
 
 SHARDS = dg.StaticPartitionsDefinition(["shard-a", "shard-b"])

@@ -8,8 +8,8 @@ import dagster as dg
 
 from marin_assets.cli import main
 from marin_assets.core.storage import Storage, staging_name, superseded_name
-from marin_assets.governance.gc_schedule import storage_gc_job, storage_gc_schedule
-from marin_assets.resources.storage import StorageResource
+from marin_assets.defs.governance.gc_schedule import storage_gc_job, storage_gc_schedule
+from marin_assets.resources.storage_resource import StorageResource
 
 DAY = 24 * 3600
 

@@ -9,10 +9,10 @@ import pytest
 from marin_assets.cli import main
 from marin_assets.core import layout
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.data.sources import load_sources
-from marin_assets.governance.assets import audit_report
+from marin_assets.data.sources.source_registry import load_sources
+from marin_assets.defs.governance.governance_assets import audit_report
 from marin_assets.governance.audit import build_audit, render_audit_markdown
-from marin_assets.data.licenses import SourcesNotClearedError
+from marin_assets.data.sources.licenses import SourcesNotClearedError
 from marin_assets_tests.governance.lineage_fixture import SOURCES, STAND_INS, materialize_chain, raw_corpus
 from marin_assets_tests.local_resources import local_resources
 

@@ -5,7 +5,7 @@ import datetime as dt
 import dagster as dg
 import pytest
 
-from marin_assets.governance.definitions import defs as governance_defs
+from marin_assets.defs.governance.definitions import defs as governance_defs
 from marin_assets.governance.nightly import (
     NIGHT_TAG,
     STAGE_ASSETS,
@@ -15,7 +15,7 @@ from marin_assets.governance.nightly import (
     stage_after,
     stage_complete,
 )
-from marin_assets.governance.schedules import nightly_validation_chain, nightly_validation_schedule
+from marin_assets.defs.governance.schedules import nightly_validation_chain, nightly_validation_schedule
 from marin_assets_tests.local_resources import local_resources
 
 PLAN = load_nightly_plan()

@@ -6,9 +6,9 @@ import socket
 
 import dagster as dg
 
-from marin_assets.governance.run_health import dead_worker_runs, run_worker_pid
+from marin_assets.defs.governance.run_health import dead_worker_runs, run_worker_pid
 from marin_assets.resources.run_liveness import HOST_TAG, PID_TAG, recorded_process
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 
 
 @dg.asset

@@ -7,10 +7,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from marin_assets.resources.stage_job_names import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, selection_run_tags
+from marin_assets.core.stage_job_names import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, selection_run_tags
 from marin_assets_tests.resources import coordinated_defs
 
-COORDINATOR = {"module": "marin_assets.resources.run_coordinator", "class": "StageTaggingRunCoordinator"}
+COORDINATOR = {"module": "marin_assets.instance.run_coordinator", "class": "StageTaggingRunCoordinator"}
 # The mutation the UI sends for Materialize (ui-core LaunchAssetExecutionButton: executionParamsForAssetJob)
 LAUNCH = """mutation($p: ExecutionParams!) { launchPipelineExecution(executionParams: $p) {
     __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }"""
@@ -57,7 +57,7 @@ def test_the_local_instance_uses_the_coordinator():
     config = yaml.safe_load(local.read_text())["run_coordinator"]
     assert {k: config[k] for k in ("module", "class")} == COORDINATOR
     with dg.instance_for_test(overrides={"run_coordinator": COORDINATOR}) as instance:
-        from marin_assets.resources.run_coordinator import StageTaggingRunCoordinator
+        from marin_assets.instance.run_coordinator import StageTaggingRunCoordinator
 
         assert isinstance(instance.run_coordinator, StageTaggingRunCoordinator)
         assert isinstance(instance.run_coordinator, dg.QueuedRunCoordinator)  # concurrency limits still apply

@@ -100,7 +100,7 @@ def test_plot_is_a_png():
 
 
 def test_the_moe_suite_graph_has_the_comparison_and_the_dense_one_does_not():
-    from marin_assets.scaling.definitions import build_defs
+    from marin_assets.defs.scaling.definitions import build_defs
     from marin_assets.scaling.suite import load_scaling_recipe
 
     moe = build_defs(load_scaling_recipe("scaling/cpu_moe_suite.yaml"))
@@ -114,8 +114,8 @@ def test_scaling_comparison_materializes_over_both_suites_results(tmp_path):
     import dagster as dg
     import yaml
 
-    from marin_assets.resources.storage import StorageResource
-    from marin_assets.scaling.definitions import build_defs
+    from marin_assets.resources.storage_resource import StorageResource
+    from marin_assets.defs.scaling.definitions import build_defs
     from marin_assets.scaling.suite import suite_runs
     from marin_assets_tests.local_resources import local_resources
     from marin_assets_tests.scaling.suite_fixture import LAW, fixture_recipe, synthetic_loss, write_result

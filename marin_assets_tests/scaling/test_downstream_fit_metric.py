@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from marin_assets.core.recipes import RecipeError, load_recipe
-from marin_assets.resources.storage import StorageResource
-from marin_assets.scaling.definitions import build_defs
+from marin_assets.resources.storage_resource import StorageResource
+from marin_assets.defs.scaling.definitions import build_defs
 from marin_assets.scaling.fit_metric import UnknownMetricError, downstream_value, metric_key
 from marin_assets.scaling.results import RESULT_FILE, law_from_report
 from marin_assets.scaling.suite import ScalingRecipe, heldout_run, load_scaling_recipe, suite_runs

@@ -7,8 +7,8 @@ import dagster as dg
 import pytest
 
 from marin_assets.scaling import external
-from marin_assets.scaling.checks import build_fit_checks
-from marin_assets.scaling.external_assets import build_external_assets
+from marin_assets.defs.scaling.fit_checks import build_fit_checks
+from marin_assets.defs.scaling.external_assets import build_external_assets
 from marin_assets_tests.local_resources import local_resources
 from marin_assets_tests.scaling.chinchilla import CSV, PUBLISHED
 

@@ -13,8 +13,8 @@ import pytest
 
 from marin_assets.core.recipes import RecipeError
 from marin_assets.scaling import external
-from marin_assets.scaling.checks import build_fit_checks
-from marin_assets.scaling.external_assets import broken_suite_asset, build_external_assets, build_heldout_check
+from marin_assets.defs.scaling.fit_checks import build_fit_checks
+from marin_assets.defs.scaling.external_assets import broken_suite_asset, build_external_assets, build_heldout_check
 from marin_assets_tests.local_resources import local_resources
 
 PACKAGE = Path(__file__).resolve().parents[2] / "marin_assets"

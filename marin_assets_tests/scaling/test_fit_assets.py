@@ -6,9 +6,9 @@ import math
 import dagster as dg
 import pytest
 
-from marin_assets.resources.storage import StorageResource
-from marin_assets.scaling.definitions import build_defs
-from marin_assets.scaling.heldout import heldout_run_parts
+from marin_assets.resources.storage_resource import StorageResource
+from marin_assets.defs.scaling.definitions import build_defs
+from marin_assets.defs.scaling.heldout_assets import heldout_run_parts
 from marin_assets.scaling.suite import heldout_run, suite_runs
 from marin_assets_tests.scaling.suite_fixture import LAW, fixture_recipe, synthetic_loss, write_result
 from marin_assets_tests.local_resources import local_resources
@@ -207,7 +207,7 @@ def _heldout_check(suite, tmp_path, metric: str, prediction_edit: dict, observed
     """heldout_prediction_error of the suite's recipe with fit.metric = `metric`, on a copy of its storage."""
     import shutil
 
-    from marin_assets.scaling.checks import build_scaling_checks
+    from marin_assets.defs.scaling.fit_checks import build_scaling_checks
 
     root = tmp_path / "copy"
     shutil.copytree(suite["root"], root)
@@ -246,7 +246,7 @@ def test_a_prediction_for_another_run_or_metric_fails_the_check(suite, tmp_path,
 
 
 def test_heldout_run_refuses_a_prediction_for_another_run_or_metric():
-    from marin_assets.scaling.heldout import prediction_mismatch
+    from marin_assets.defs.scaling.heldout_assets import prediction_mismatch
 
     assert prediction_mismatch({"run": "a", "metric": "bpb"}, "a", "bpb") is None
     assert prediction_mismatch({"run": "a"}, "a", "final_eval_loss") is None  # recorded before the field: default
@@ -256,7 +256,7 @@ def test_heldout_run_refuses_a_prediction_for_another_run_or_metric():
 
 def _run_checks(suite, recipe):
     """The fit checks of `recipe` (same suite name, so the same stored fits) evaluated by Dagster."""
-    from marin_assets.scaling.checks import build_fit_checks
+    from marin_assets.defs.scaling.fit_checks import build_fit_checks
 
     checks = build_fit_checks(recipe.name, recipe.fit)
     result = dg.materialize([*suite["assets"], *checks], selection=dg.AssetSelection.checks(*checks),

@@ -6,7 +6,7 @@ import json
 import dagster as dg
 import pytest
 
-from marin_assets.scaling.definitions import build_defs
+from marin_assets.defs.scaling.definitions import build_defs
 from marin_assets.scaling.suite import suite_runs
 from marin_assets_tests.local_resources import local_resources
 from marin_assets_tests.scaling.suite_fixture import fixture_recipe

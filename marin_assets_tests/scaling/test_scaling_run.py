@@ -8,7 +8,7 @@ import dagster as dg
 import pytest
 
 from marin_assets.core.recipes import PACKAGE_RECIPES
-from marin_assets.scaling.definitions import build_defs
+from marin_assets.defs.scaling.definitions import build_defs
 from marin_assets.scaling.suite import suite_runs
 from marin_assets_tests.scaling.suite_fixture import fixture_recipe
 from marin_assets_tests.train.eval_set_fixture import write_eval_set

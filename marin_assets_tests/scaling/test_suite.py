@@ -34,7 +34,7 @@ def test_shipped_recipes_plan_isoflop_grids(path):
 def test_cpu_suite_fits_the_sample_mixture():
     recipe = load_scaling_recipe("scaling/cpu_suite.yaml")
     assert recipe.mixture == "sample"
-    from marin_assets.tokenize.recipes import load_mixture_recipe
+    from marin_assets.tokenize.tokenize_recipe import load_mixture_recipe
 
     train_tokens = load_mixture_recipe("sample").train_tokens
     assert max(r.D for r in suite_runs(recipe) + [heldout_run(recipe)]) < 0.9 * train_tokens  # never runs out

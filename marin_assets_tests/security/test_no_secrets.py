@@ -16,9 +16,9 @@ import pytest
 from dagster._serdes import serialize_value
 
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.data.raw_assets import compliance, raw_corpus
+from marin_assets.defs.data.raw_assets import compliance, raw_corpus
 from marin_assets.resources.environments import REPO_ROOT
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.run_folder import run_paths
 from marin_assets.train.maxtext_config import maxtext_keys, write_maxtext_yaml
 from marin_assets.train.runs import TrainingRuns

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from marin_assets.data.source_roots import (
+from marin_assets.data.sources.source_roots import (
     SAMPLE_DATA,
     SourceOutsideRootsError,
     allowed_roots,
@@ -13,7 +13,7 @@ from marin_assets.data.source_roots import (
     normalize,
     require_files_within,
 )
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.source_registry import load_sources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
 
 

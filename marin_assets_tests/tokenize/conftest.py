@@ -13,7 +13,7 @@ import pytest
 from marin_assets.core import layout
 from marin_assets.core.schemas import DOCUMENT_SCHEMA
 from marin_assets.core.storage import Storage
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.conftest import TEST_SPARK
 
 SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
@@ -54,15 +54,15 @@ def materialize(assets, root: str, partition_key: str | None = None, raise_on_er
 
 
 def materialize_mixture(root: str, name: str = "sample", raise_on_error: bool = True):
-    from marin_assets.tokenize.assets import mixture
-    from marin_assets.tokenize.checks import tokenizer_compatible
+    from marin_assets.defs.tokenize.tokenize_assets import mixture
+    from marin_assets.defs.tokenize.tokenize_checks import tokenizer_compatible
 
     return materialize([mixture, tokenizer_compatible], root, partition_key=name, raise_on_error=raise_on_error)
 
 
 def build_stage(root: str) -> dict[str, dg.ExecuteInProcessResult]:
     """tokenizer -> every tokenized_source -> the sample mixture (+ its check) under root."""
-    from marin_assets.tokenize.assets import tokenized_source, tokenizer
+    from marin_assets.defs.tokenize.tokenize_assets import tokenized_source, tokenizer
 
     results = {"tokenizer": materialize([tokenizer], root)}
     for source in SOURCES:

@@ -11,7 +11,7 @@ from marin_assets.core import layout
 from marin_assets.core.output_check import DamagedOutput, inventory, verify_committed
 from marin_assets.core.storage import MANIFEST_NAME, Storage
 from marin_assets.materialize_all import plan
-from marin_assets.resources.storage import StorageResource
+from marin_assets.resources.storage_resource import StorageResource
 from marin_assets.tokenize.tokenize_job import cleaned_document_files
 from marin_assets_tests.tokenize.conftest import SOURCES, materialize, synthetic_texts, write_cleaned_source
 
@@ -62,7 +62,7 @@ def test_truncated_and_rewritten_files_are_refused(tmp_path):
 
 
 def test_tokenizer_and_tokenized_source_refuse_a_damaged_cleaned_output(tmp_path):
-    from marin_assets.tokenize.assets import tokenized_source, tokenizer
+    from marin_assets.defs.tokenize.tokenize_assets import tokenized_source, tokenizer
 
     root = str(tmp_path)
     storage = Storage(root)
@@ -84,7 +84,7 @@ def test_tokenizer_and_tokenized_source_refuse_a_damaged_cleaned_output(tmp_path
 
 
 def test_plan_reruns_a_damaged_output(tmp_path):
-    from marin_assets.tokenize.assets import tokenizer
+    from marin_assets.defs.tokenize.tokenize_assets import tokenizer
 
     root = str(tmp_path)
     storage = Storage(root)

@@ -9,7 +9,7 @@ from marin_assets.core.hashing import sha256_bytes
 from marin_assets.core.schemas import TOKENIZED_SCHEMA, TOKENIZER_HASH_KEY
 from marin_assets.core.storage import Storage
 from marin_assets.tokenize.encoding import EncodeSettings, encode_and_write_shard, encode_documents
-from marin_assets.tokenize.recipes import TokenizerSpec
+from marin_assets.tokenize.tokenize_recipe import TokenizerSpec
 from marin_assets.tokenize.shards import (
     SHARD_PATTERN, ShardError, histogram_rows, length_histogram, read_shards, read_tokenizer_hash, shard_table, token_lists, write_shard,
 )

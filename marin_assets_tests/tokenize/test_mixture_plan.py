@@ -7,7 +7,7 @@ from marin_assets.core.recipes import RecipeError, load_recipe
 from marin_assets.tokenize import mixture_plan
 from marin_assets.tokenize.mixture_keys import subset_keys, validation_mask
 from marin_assets.tokenize.mixture_plan import MixtureError, SourceDocuments, in_validation, plan_mixture
-from marin_assets.tokenize.recipes import MixtureRecipe
+from marin_assets.tokenize.tokenize_recipe import MixtureRecipe
 
 KNOWN = ["a", "b", "c"]
 

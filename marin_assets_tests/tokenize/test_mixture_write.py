@@ -14,7 +14,7 @@ import pytest
 from marin_assets.tokenize import shards
 from marin_assets.tokenize.mixture_build import write_mixture
 from marin_assets.tokenize.mixture_keys import SourceDocuments, order_keys, validation_mask
-from marin_assets.tokenize.recipes import MixtureRecipe
+from marin_assets.tokenize.tokenize_recipe import MixtureRecipe
 from marin_assets.tokenize.shards import SHARD_PATTERN, read_shards, shard_table, token_lists, write_shard
 from marin_assets_tests.tokenize.test_mixture_plan import reference_rows
 

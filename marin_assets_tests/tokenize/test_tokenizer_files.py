@@ -4,7 +4,7 @@ import os
 import pytest
 from tokenizers import Tokenizer
 
-from marin_assets.tokenize.recipes import TokenizerKind, TokenizerSpec
+from marin_assets.tokenize.tokenize_recipe import TokenizerKind, TokenizerSpec
 from marin_assets.tokenize.tokenizer_files import (
     CONFIG_FILE, TOKENIZER_FILE, TokenizerError, build_tokenizer, sampled, summarize_tokenizer, tokenizer_hash,
 )

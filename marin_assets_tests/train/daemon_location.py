@@ -6,8 +6,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from marin_assets.governance.run_health import dead_run_worker_sensor
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.governance.run_health import dead_run_worker_sensor
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.data import eval_index
-from marin_assets.data.eval_sets import EvalSetSpec
-from marin_assets.data.sources import Provenance
+from marin_assets.data.curate import eval_index
+from marin_assets.data.curate.eval_sets import EvalSetSpec
+from marin_assets.data.sources.source_registry import Provenance
 
 
 def write_eval_set(root: Path, name: str, texts: list[str], ngram: int = 13) -> EvalSetSpec:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from marin_assets.data.compliance import source_inventory
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.sources.source_registry import load_sources
 
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]
 LINEAGE_SOURCE = "debian_licenses"  # the registered source the fixture mixture's lineage names (its text is the toy grammar)

@@ -15,7 +15,7 @@ from marin_assets.train.architectures import ARCHITECTURES
 from marin_assets.train.maxtext_config import model_keys
 from marin_assets.train.models import ModelRecipe, load_model_recipe, model_recipe_path
 from marin_assets.train.preflight import preflight
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 from marin_assets.train.runs import TrainingRunSpec
 
 MOE = "tiny-moe-0.5m"
@@ -170,7 +170,7 @@ def test_quantization_per_model_or_per_run_reaches_maxtext_and_the_spec_hash():
 
 
 def test_routing_collapse_fails_the_check_and_balance_passes():
-    from marin_assets.train.checks import routing_check_result
+    from marin_assets.defs.train.training_checks import routing_check_result
     from marin_assets.train.routing_stats import summarize
 
     arch = load_model_recipe(MOE).architecture.describe()

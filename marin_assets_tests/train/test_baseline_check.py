@@ -10,8 +10,8 @@ from marin_assets.core import layout
 from marin_assets.core.storage import Storage
 from marin_assets.governance.nightly import load_nightly_plan
 from marin_assets.train.baseline import baseline_from_result, baseline_path, format_baseline, load_baseline
-from marin_assets.train.checks import build_training_checks
-from marin_assets.train.assets import build_training_assets
+from marin_assets.defs.train.training_checks import build_training_checks
+from marin_assets.defs.train.training_assets import build_training_assets
 from marin_assets.train.runs import TrainingRuns, load_training_runs
 from marin_assets import cli
 from marin_assets_tests.local_resources import local_resources

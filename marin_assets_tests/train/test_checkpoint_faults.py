@@ -25,7 +25,7 @@ import pytest
 from marin_assets.train import trainer_guard
 from marin_assets.train.checkpoint_check import DAMAGED_PREFIX, check_checkpoint
 from marin_assets.train.checkpoints import checkpoint_steps, checkpoint_uri, latest_checkpoint_step
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.maxtext_entry import ProgressHandler, describe_failure
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources

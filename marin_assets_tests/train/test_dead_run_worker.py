@@ -11,7 +11,7 @@ import dagster as dg
 import psutil
 import pytest
 
-from marin_assets.governance.run_health import run_worker_pid
+from marin_assets.defs.governance.run_health import run_worker_pid
 from marin_assets.train.checkpoints import latest_checkpoint_step
 from marin_assets_tests.dagster_dev import dagster_dev
 from marin_assets_tests.local_resources import local_resources

@@ -4,7 +4,7 @@ import dagster as dg
 
 from marin_assets.core.plotting import INLINE_MARKDOWN_LIMIT
 from marin_assets.core.storage import Storage
-from marin_assets.resources.recording import plot_previews
+from marin_assets.lineage.recording import plot_previews
 from marin_assets.train import domain_report
 from marin_assets.train.report import DOMAIN_PLOT_FILE, domain_metadata
 

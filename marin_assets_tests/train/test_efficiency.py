@@ -6,7 +6,7 @@ from marin_assets.train.attempt_timeline import Attempt, AttemptClock, append_at
 from marin_assets.train.efficiency import goodput, lost_steps, median_step_s, memory_check, mfu
 from marin_assets.train.memory_model import CPU_MOE_RUNTIME_BYTES, CPU_RUNTIME_BYTES, process_estimate_bytes
 from marin_assets.train.metrics import parse_line
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 
 def step_line(step, seconds):

@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.metrics import read_scalars
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources

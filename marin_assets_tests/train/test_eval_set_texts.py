@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from marin_assets.core.storage import Storage
-from marin_assets.data import eval_index
+from marin_assets.data.curate import eval_index
 from marin_assets.train import eval_set_texts
 from marin_assets.train.bits_per_byte import evaluation_metrics
 from marin_assets_tests.train.eval_set_fixture import write_eval_set
@@ -68,7 +68,7 @@ def test_an_eval_sets_bpb_uses_its_own_bytes_and_its_row_is_kind_eval_set(tmp_pa
 def test_both_launchers_prepare_every_registered_set_and_warn_of_each_missing_one(tmp_path):
     import logging
 
-    from marin_assets.data.eval_sets import load_eval_sets
+    from marin_assets.data.curate.eval_sets import load_eval_sets
     from marin_assets.train.registered_eval_sets import prepare_registered_eval_sets
 
     info = build_mixture(tmp_path, train_docs=2, validation_docs=2)

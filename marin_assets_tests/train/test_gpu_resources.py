@@ -12,7 +12,7 @@ from marin_assets.train.gpu_environment import (GpuEnvironmentError, device_prob
 from marin_assets.train.maxtext_config import RunPaths, maxtext_keys
 from marin_assets.train.models import load_model_recipe
 from marin_assets.train.preflight import preflight
-from marin_assets.train.resources import MeshError, ResourceConfig
+from marin_assets.train.hardware import MeshError, ResourceConfig
 from marin_assets.train.runs import TrainingRunSpec
 
 H100X8 = {"accelerator": "gpu", "gpu_type": "h100-80gb", "chips_per_host": 8}

@@ -95,7 +95,7 @@ def test_hf_export_asset_commits_the_folder_and_its_blocking_check_passes(model,
     from marin_assets.core.recipes import PACKAGE_RECIPES
     from marin_assets_tests.train.stub_hub import StubHub
 
-    from marin_assets.train.definitions import build_defs
+    from marin_assets.defs.train.definitions import build_defs
     from marin_assets.train.runs import TrainingRuns
     from marin_assets_tests.evaluation.trained_run import RUN, SPEC
     from marin_assets_tests.local_resources import local_resources

@@ -18,10 +18,10 @@ import yaml
 
 from marin_assets.core.recipes import PACKAGE_RECIPES
 from marin_assets.core.storage import Storage
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.governance.audit import build_audit
 from marin_assets.train.checkpoint_model import CheckpointModel
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.hf_export import write_hf_folder
 from marin_assets.train.runs import TrainingRuns
 from marin_assets.train.weights import checkpoint_inventory, load_weights

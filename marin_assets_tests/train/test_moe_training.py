@@ -14,11 +14,11 @@ import yaml
 from safetensors.numpy import load_file, save_file
 
 from marin_assets.train.checkpoint_model import CheckpointModel
-from marin_assets.train.checks import routing_check_result
+from marin_assets.defs.train.training_checks import routing_check_result
 from marin_assets.train.hf_export import MixtralExport, flatten_params, write_hf_folder
 from marin_assets.train.hf_import import hf_config_problems, hf_to_maxtext, load_hf_folder
 from marin_assets.train.hf_reference import compare_logits
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.local_resources import local_resources
 from marin_assets_tests.train.mixture_fixture import build_mixture

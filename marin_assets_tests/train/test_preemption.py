@@ -24,7 +24,7 @@ import psutil
 import pytest
 
 from marin_assets.train.checkpoints import latest_checkpoint_step
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.lease import LEASE_FILE, LeaseRecord
 from marin_assets.train.metrics import StepMetric, parse_line
 from marin_assets.train.runs import TrainingRuns

@@ -6,7 +6,7 @@ from pydantic import ValidationError
 from marin_assets.core.recipes import RecipeError
 from marin_assets.train.models import list_model_recipes, load_model_recipe
 from marin_assets.train.preflight import PreflightError, count_params, extrapolate, preflight, require_fits
-from marin_assets.train.resources import MeshError, ResourceConfig
+from marin_assets.train.hardware import MeshError, ResourceConfig
 from marin_assets.train.runs import TrainingRunSpec, load_training_runs
 from marin_assets.train.tpu_catalog import TPU_TYPES, tpu_spec
 

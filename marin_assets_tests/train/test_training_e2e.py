@@ -18,7 +18,7 @@ import pytest
 
 from marin_assets.train.baseline import baseline_from_result, format_baseline
 from marin_assets.train.checkpoints import latest_checkpoint_step
-from marin_assets.train.definitions import build_defs
+from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.runs import TrainingRuns
 from marin_assets_tests.train.mixture_fixture import build_mixture
 from marin_assets_tests.train.reference_run import publish_hash, run_key, session_dir

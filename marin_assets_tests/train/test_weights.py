@@ -9,7 +9,7 @@ import pytest
 from marin_assets.core import layout
 from marin_assets.core.recipes import PACKAGE_RECIPES, RecipeError, load_recipe
 from marin_assets.core.storage import Storage
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.train import weights as weights_module
 from marin_assets.train.maxtext_config import RunPaths, maxtext_keys
 from marin_assets.train.run_folder import run_paths
@@ -133,7 +133,7 @@ def test_the_shipped_registry_loads():
 
 
 def test_a_new_parent_checksum_changes_the_child_runs_spec_version(tmp_path, recipes):
-    from marin_assets.train.assets import run_spec_version
+    from marin_assets.defs.train.training_assets import run_spec_version
 
     runs = TrainingRuns(runs={"child": {"model": "tiny-0.2m", "mixture": "m", "init": {"weights": "parent"}},
                               "plain": {"model": "tiny-0.2m", "mixture": "m"}})

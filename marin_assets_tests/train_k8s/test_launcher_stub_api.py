@@ -18,7 +18,7 @@ from kubernetes.client.exceptions import ApiException
 from marin_assets.train.k8s.launcher import SliceClient, SliceFailed
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.k8s.manifests import LaunchRequest, build_workload
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 from marin_assets_tests.deployments.rbac import rbac_allows
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401  (fixture)
 from marin_assets_tests.train_k8s.stub_kube import StubKube

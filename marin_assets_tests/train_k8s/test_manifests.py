@@ -21,7 +21,7 @@ from marin_assets.train.k8s.manifests import (
     build_workload,
     workload_name,
 )
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 from marin_assets.train.tpu_catalog import TPU_TYPES
 
 API = k8s.ApiClient()

@@ -23,7 +23,7 @@ from marin_assets.train.k8s.launcher import FAILED, SliceClient, SliceState
 from marin_assets.train.k8s.resource import TpuPodLauncher
 from marin_assets.train.k8s.training import preemption_summary, run_on_slice
 from marin_assets.train.launchers import retry_when_preempted
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401  (fixture)
 from marin_assets_tests.train_k8s.stub_kube import StubKube
 from marin_assets_tests.train_k8s.test_launcher_stub_api import _launcher, short_pipes_drain  # noqa: F401

@@ -19,7 +19,7 @@ TRAINING_PLOT_ASSET = "training_run"
 
 def training_run_metadata() -> tuple[str, dict]:
     """(metadata key of the plot, metadata) exactly as the training_run asset reports them."""
-    from marin_assets.resources.recording import plot_previews
+    from marin_assets.lineage.recording import plot_previews
     from marin_assets.train.run_result import TrainingResult
     from marin_assets.train.report import loss_plot_png, result_metadata
 

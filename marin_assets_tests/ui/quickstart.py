@@ -39,9 +39,9 @@ def quickstart_workspace(base: Path) -> tuple[Workspace, dict[str, str]]:
 
 INGEST_SCRIPT = """
 import dagster as dg
-from marin_assets.data.sources import load_sources
+from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.definitions import defs
-from marin_assets.resources.stage_jobs import STAGE_JOB_TAG, job_name_for, run_tags
+from marin_assets.stage_jobs import STAGE_JOB_TAG, job_name_for, run_tags
 
 key = dg.AssetKey("raw_corpus")
 job = job_name_for(defs.assets, key)
@@ -89,7 +89,7 @@ def submit_stage_run(server: DevServer, defs: dg.Definitions, keys: list[str], p
     """Launch through the last key's stage job with materialize-all's tags; retried while the code loads."""
     from dagster_graphql import DagsterGraphQLClient, DagsterGraphQLClientError
 
-    from marin_assets.resources.stage_jobs import job_name_for, run_tags
+    from marin_assets.stage_jobs import job_name_for, run_tags
 
     key = dg.AssetKey(keys[-1])
     tags = {**run_tags(key, partition), **({"dagster/partition": partition} if partition else {})}

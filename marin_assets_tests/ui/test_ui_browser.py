@@ -14,7 +14,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from marin_assets.resources.stage_jobs import job_name_for
+from marin_assets.stage_jobs import job_name_for
 from marin_assets_tests.dagster_dev import REPO_ROOT, dagster_dev
 from marin_assets_tests.ui.plot_materializations import (
     SCALING_PLOT_ASSET,
@@ -141,7 +141,7 @@ def test_materialize_one_partition_from_the_ui(server, page):
 
     # Dagster launches it as __ASSET_JOB; the instance's run coordinator named it before queuing it,
     # so the tags are there at once, before the run starts (run_names_sensor could only add them later)
-    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG
+    from marin_assets.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG
 
     page.get_by_text("View", exact=True).click()
     page.wait_for_url("**/runs/*")
@@ -295,7 +295,7 @@ def test_cleaned_documents_summary_without_a_click(server, page, cleaning_run):
 
 
 def test_runs_list_names_the_asset_and_stage_job(server, page, defs, cleaning_run):
-    from marin_assets.resources.stage_jobs import ASSET_TAG, PARTITION_TAG
+    from marin_assets.stage_jobs import ASSET_TAG, PARTITION_TAG
 
     job = job_name_for(defs.assets or [], dg.AssetKey(CLEANED_ASSET))
     page.goto(f"{server.url}/runs")

@@ -10,8 +10,8 @@ from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.registry import reads
-from marin_assets.data.source_files import relative_name
-from marin_assets.data.sources import SourceFormat, SourceSpec
+from marin_assets.data.sources.source_files import relative_name
+from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
 
 def read_html_file(
     path: str, *, source: str, relative_name: str, max_record_bytes: int

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources import SourceFormat, SourceSpec
+from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
 from marin_assets.data.formats.repairs import REPAIRS_KEY, may_need_repair, repair_value
-from marin_assets.data.file_errors import loss_detail
+from marin_assets.data.clean.file_errors import loss_detail
 from marin_assets.data.formats.streams import CorruptBlock, DecodedStream, open_decoded
 
 _SKIP_CHUNK = 1 << 20

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources import SourceFormat, SourceSpec
+from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
 
 _BATCH_ROWS = 256
 

@@ -1,7 +1,7 @@
 """The readers of the raw formats: each format module registers its reader with @reads(SourceFormat.X).
 
 A reader is (path, spec, max_record_bytes) -> RawRecord | QuarantinedRecord, streamed
-(`marin_assets.data.readers.read_file` is the entry point and imports the format modules). A new format
+(`marin_assets.data.formats.readers.read_file` is the entry point and imports the format modules). A new format
 is one module in formats/ with a @reads function, its import in readers.py, and its SourceFormat value
 (data/sources.py); its independent record counter registers in data/record_counts.py.
 """

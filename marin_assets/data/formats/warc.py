@@ -14,12 +14,12 @@ from collections.abc import Iterator
 import fsspec
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
-from marin_assets.data.file_errors import loss_detail
+from marin_assets.data.clean.file_errors import loss_detail
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources import SourceFormat, SourceSpec
+from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
 from marin_assets.data.formats.streams import GZIP_MAGIC, CountingReader, find_magic
 
 _DOCUMENT_RECORDS = WarcRecordType.response | WarcRecordType.resource

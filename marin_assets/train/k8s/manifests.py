@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from kubernetes import client as k8s
 
 from marin_assets.core.hashing import sha256_bytes
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 JOBSET_GROUP, JOBSET_VERSION, JOBSET_PLURAL = "jobset.x-k8s.io", "v1alpha2", "jobsets"
 SLICE_JOB = "slice"                      # the JobSet's replicated job name

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from marin_assets.core.gcs_client import gcs_client
 from marin_assets.train.k8s.pod_pipes import PIPES_INTERVAL_ENV, PIPES_TRANSPORT_ENV
-from marin_assets.train.resources import ResourceConfig
+from marin_assets.train.hardware import ResourceConfig
 
 if TYPE_CHECKING:
     from kubernetes import client as k8s

@@ -1,0 +1,108 @@
+"""Which files a raw source has (a file, a folder or a glob; any fsspec protocol), without reading them.
+
+Apart from the readers so that listing and hashing a source (raw_corpus, the sensor, compliance)
+is not versioned with the record parsers: editing a format must not make the inventory stale.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+import fsspec
+
+from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
+
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+
+# Files a folder URI contributes, by format. WARC readers detect gzip themselves, so a warc or
+# warc.gz folder takes both; a JSONL folder takes only the declared compression.
+SUFFIXES = {
+    SourceFormat.JSONL: (".jsonl",),
+    SourceFormat.JSONL_GZ: (".jsonl.gz",),
+    SourceFormat.JSONL_ZST: (".jsonl.zst",),
+    SourceFormat.PARQUET: (".parquet",),
+    SourceFormat.WARC: (".warc", ".warc.gz"),
+    SourceFormat.WARC_GZ: (".warc", ".warc.gz"),
+    SourceFormat.HTML_DIR: HTML_SUFFIXES,
+}
+# Compressed files hold about this many times their size in records (gzip or zstd on prose and
+# markup, Parquet with zstd): an estimate that sizes Spark partitions and never decides an output.
+COMPRESSED_EXPANSION = 4
+_COMPRESSED_SUFFIXES = (".gz", ".zst", ".parquet")
+_DATA_SUFFIXES = tuple(sorted({s for suffixes in SUFFIXES.values() for s in suffixes}, key=len, reverse=True))
+_GLOB_CHARS = "*?["
+
+
+class UndeclaredFilesError(ValueError):
+    """A folder holds data files of another format than the source declares: reading would skip them."""
+
+
+def _is_glob(uri: str) -> bool:
+    return any(c in uri for c in _GLOB_CHARS)
+
+
+def list_source_files(spec: SourceSpec) -> list[str]:
+    """Sorted URIs of a source's files (a file, a folder, or a glob; local or any fsspec protocol)."""
+    return list_source_files_and_skipped(spec)[0]
+
+
+def list_source_files_and_skipped(spec: SourceSpec) -> tuple[list[str], list[str]]:
+    """(files to read, files of a folder that are not data, e.g. README or _SUCCESS), both sorted URIs.
+
+    A folder with data files of another format (say .jsonl.gz in a jsonl source) raises
+    UndeclaredFilesError naming them, instead of skipping them silently.
+    """
+    fs, path = fsspec.core.url_to_fs(spec.uri)
+    skipped: list[str] = []
+    if _is_glob(path):
+        found = [p for p in fs.glob(path) if fs.isfile(p)]
+    elif fs.isdir(path):
+        found, others = [], []
+        for p in fs.find(path):
+            (found if p.endswith(SUFFIXES[spec.format]) else others).append(p)
+        undeclared = sorted(p for p in others if p.endswith(_DATA_SUFFIXES))
+        if undeclared:
+            names = ", ".join(posixpath.relpath(p, path) for p in undeclared[:10])
+            more = f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""
+            raise UndeclaredFilesError(
+                f"source {spec.name!r}: folder {spec.uri} has {len(undeclared)} data file(s) that are not "
+                f"{spec.format} and would be skipped: {names}{more}. Declare them as their own source "
+                "(or point the uri at a glob that names what to read)."
+            )
+        skipped = sorted(_with_protocol(fs, spec.uri, p) for p in others)
+    elif fs.exists(path):
+        found = [path]
+    else:
+        found = []
+    return sorted(_with_protocol(fs, spec.uri, p) for p in found), skipped
+
+
+def estimated_record_bytes(files: list[str]) -> int:
+    """About how many bytes of records `files` hold: their sizes, compressed ones COMPRESSED_EXPANSION times."""
+    total = 0
+    for uri in files:
+        fs, path = fsspec.core.url_to_fs(uri)
+        total += fs.size(path) * (COMPRESSED_EXPANSION if path.endswith(_COMPRESSED_SUFFIXES) else 1)
+    return total
+
+
+def source_root(spec: SourceSpec) -> str:
+    """The folder a source's relative file names are relative to (the non-glob prefix of its URI)."""
+    uri = spec.uri.rstrip("/")
+    if _is_glob(uri):
+        prefix = uri[: min(uri.index(c) for c in _GLOB_CHARS if c in uri)]
+        return prefix.rstrip("/") if prefix.endswith("/") else posixpath.dirname(prefix)
+    fs, path = fsspec.core.url_to_fs(uri)
+    return uri if fs.isdir(path) else posixpath.dirname(uri)
+
+
+def relative_name(path: str, spec: SourceSpec) -> str:
+    return posixpath.relpath(_strip(path), _strip(source_root(spec)))
+
+
+def _with_protocol(fs: fsspec.AbstractFileSystem, uri: str, path: str) -> str:
+    return path if "://" not in uri or uri.startswith("file://") else fs.unstrip_protocol(path)
+
+
+def _strip(uri: str) -> str:
+    return uri.removeprefix("file://").split("://", 1)[-1]
