@@ -32,27 +32,27 @@ RUNS_TRAINER = {"training_plan", "scaling_profile", *TRAINED}
 GATED = {*RUNS_TRAINER, "downstream_eval", "scaling_downstream_eval", "heldout_downstream_eval", "audit_report"}
 # (file under marin_assets/, function edited) -> the assets that must go stale, and only those.
 MODULE_EDITS = {
-    ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED},
+    ("data/sources/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED},
     # every asset that refuses an uncleared source calls it, the cleaner and the classifier too
-    ("data/compliance.py", "source_inventory"): {"raw_corpus", *READ, *GATED},
-    ("data/readers.py", "read_file"): READ,
+    ("data/sources/compliance.py", "source_inventory"): {"raw_corpus", *READ, *GATED},
+    ("data/formats/readers.py", "read_file"): READ,
     ("data/formats/jsonl.py", "read_jsonl"): READ,
     ("data/formats/parquet.py", "read_parquet"): READ,
     ("data/formats/warc.py", "read_warc"): READ,
     ("data/formats/html_dir.py", "read_html_file"): READ,
     ("data/formats/html.py", "decode_html"): READ,
-    ("data/extract.py", None): READ,
-    ("data/language.py", None): CLEAN,
-    ("data/filters/c4.py", None): CLEAN,
-    ("data/filters/fineweb.py", None): CLEAN,
-    ("data/filters/gopher_quality.py", None): CLEAN,
-    ("data/filters/gopher_repetition.py", None): CLEAN,
-    ("data/filters/text.py", None): CLEAN,
-    ("data/filters/pipeline.py", None): CLEAN,
-    ("data/dedup.py", None): {*CLEAN, "data_report"},  # the report recounts clusters
-    ("data/normalize.py", None): {*READ, "data_report"},
-    ("data/cleaning_rows.py", None): CLEAN,
-    ("data/cleaning_job.py", "clean_source"): CLEAN,
+    ("data/extract/extractor_choice.py", None): READ,
+    ("data/clean/language_id.py", None): CLEAN,
+    ("data/clean/filters/c4.py", None): CLEAN,
+    ("data/clean/filters/fineweb.py", None): CLEAN,
+    ("data/clean/filters/gopher_quality.py", None): CLEAN,
+    ("data/clean/filters/gopher_repetition.py", None): CLEAN,
+    ("data/clean/filters/text.py", None): CLEAN,
+    ("data/clean/filters/pipeline.py", None): CLEAN,
+    ("data/dedup/dedup_keys.py", None): {*CLEAN, "data_report"},  # the report recounts clusters
+    ("data/clean/normalize.py", None): {*READ, "data_report"},
+    ("data/clean/cleaning_rows.py", None): CLEAN,
+    ("data/clean/cleaning_job.py", "clean_source"): CLEAN,
     ("tokenize/tokenizer_files.py", None): {"tokenizer", "tokenized_source", "mixture"},
     # the tokenizer trains on the documents tokenize_job reads (it was missing from the hand-listed version)
     ("tokenize/encoding.py", None): {"tokenizer", "tokenized_source", "mixture"},
@@ -71,12 +71,12 @@ MODULE_EDITS = {
     # Fitters version the fits only: editing one never retrains a run (scaling_run, heldout_run).
     ("scaling/parametric.py", None): FITS,
     # Unrelated to any output: wiring, launch orchestration, governance.
-    ("data/clean_assets.py", "table_rows"): set(),
+    ("defs/data/clean_assets.py", "table_rows"): set(),
     ("train/local_launcher.py", "set_aside"): set(),
-    ("train/assets.py", "run_spec_version"): set(),
+    ("defs/train/training_assets.py", "run_spec_version"): set(),
     ("governance/audit.py", None): {"audit_report"},
     # raw_corpus records the fingerprint the sensor compares with: a new fingerprint format re-records it
-    ("data/watch.py", None): {"raw_corpus"},
+    ("data/sources/watch.py", None): {"raw_corpus"},
 }
 RECIPE_EDITS = {
     # One run's entry changes: that run's partitions only, not the other runs in the file.
