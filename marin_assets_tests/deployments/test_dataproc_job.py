@@ -27,7 +27,7 @@ def test_cleaning_job_is_a_submit_job_request_for_the_configured_cluster():
     assert not request.job.reference.job_id  # Dataproc assigns it (= the uuid the Pipes client polls)
     pyspark = request.job.pyspark_job
     assert pyspark.main_python_file_uri == config["job"]["main_python_file_uri"]
-    assert pyspark.main_python_file_uri.endswith("/marin_assets/data/spark_entry.py")
+    assert pyspark.main_python_file_uri.endswith("/marin_assets/data/spark/spark_entry.py")
     assert not pyspark.python_file_uris  # the package is the cluster's environment, not a file shipped per job
     assert list(pyspark.args) == ["clean", "--storage-root", JOB.storage_root, "--source", "dirty_web", "--out",
                                   JOB.out_dir, "--peer", "python_docs", "--peer", "debian_licenses",
