@@ -1,11 +1,11 @@
 """Each stage's folder under defs/ is one Dagster component, so one bad recipe does not break the code location.
 
 `defs/<stage>/defs.yaml` names `StageDefinitions`; Dagster's defs-folder loader builds it, and it returns what
-`build_stage_defs()` of the stage's `defs/<stage>/definitions.py` builds: recipes are read then, never when a
-module is imported (marin_assets_tests/core/test_no_recipe_at_import.py). A stage whose recipe fails validation is replaced by a
-single `<stage>_recipe_error` asset in the stage's group: the other stages load (and run) as usual, the UI
-shows the broken stage with the error as its description, and materializing it fails with that one-line
-message (file, field, reason). The message is also logged at load time.
+`build_stage_defs()` of the stage's `defs/<stage>/definitions.py` builds: recipes are read then, never when a module
+is imported (marin_assets_tests/core/test_no_recipe_at_import.py). A stage whose recipe fails validation is replaced
+by a single `<stage>_recipe_error` asset in the stage's group: the other stages load (and run) as usual, the UI shows
+the broken stage with the error as its description, and materializing it fails with that one-line message (file,
+field, reason). The message is also logged at load time.
 """
 
 import importlib

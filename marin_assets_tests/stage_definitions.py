@@ -14,7 +14,8 @@ _CHECKS += build_tokenize_checks()
 
 
 def _asset(name: str):
-    return next(a for a in _ASSETS if any(key.to_user_string() == name for key in a.keys))
+    # source_files is a SourceAsset (one key), the others AssetsDefinitions
+    return next(a for a in _ASSETS if name in {k.to_user_string() for k in getattr(a, "keys", None) or [a.key]})
 
 
 def _check(name: str):

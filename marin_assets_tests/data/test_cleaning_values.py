@@ -100,6 +100,7 @@ def test_values_that_hash_right_but_do_not_validate_are_refused_naming_the_field
 
     values = _job(tmp_path).values
     recipe = {**values.recipe, "dedup": {**values.recipe["dedup"], "scope": "everywhere"}}
-    forged = CleaningValues(recipe, values.specs, values.eval_sets, field_hashes(recipe, values.specs, values.eval_sets))
+    hashes = field_hashes(recipe, values.specs, values.eval_sets)
+    forged = CleaningValues(recipe, values.specs, values.eval_sets, hashes)
     with pytest.raises(RecipeError, match=r"dedup\.scope"):
         forged.checked()

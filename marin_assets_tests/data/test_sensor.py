@@ -18,7 +18,7 @@ from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
 
 
 DATA_ASSETS = data_assets_and_checks()[0]
-RAW_CORPUS = next(a for a in DATA_ASSETS if RAW_KEY in a.keys)
+RAW_CORPUS = next(a for a in DATA_ASSETS if isinstance(a, dg.AssetsDefinition) and RAW_KEY in a.keys)
 JOB = job_name_for(DATA_ASSETS, RAW_KEY)
 source_files_sensor = build_source_files_sensor(JOB)
 

@@ -16,7 +16,8 @@ from marin_assets.resources.dataproc_spark import DATAPROC_YAML, DataprocSpark
 from marin_assets_tests.conftest import TEST_SPARK
 
 JOB = CleaningJob("gs://marin-prod-data/marin", "dirty_web", "gs://marin-prod-data/marin/cleaned/dirty_web.staging-1",
-                  ["python_docs", "debian_licenses"], CleaningValues.planned(CleaningRecipe(), [], ["blimp"]))  # fmt: skip
+                  ["python_docs", "debian_licenses"],
+                  CleaningValues.planned(CleaningRecipe(), [], ["blimp"]))  # fmt: skip
 
 
 def test_cleaning_job_is_a_submit_job_request_for_the_configured_cluster():

@@ -23,7 +23,7 @@ UPSTREAM = "cleaned_documents"
 
 
 def build_tokenize_assets() -> list:
-    """tokenizer, tokenized_source (per source), mixture (per mixture recipe), versioned by the recipes as they are now."""
+    """tokenizer, tokenized_source (per source), mixture (per mixture recipe), versioned by the recipes now."""
     tokenizer_recipe = recipes.load_tokenizer_recipe()
     all_mixtures = {name: recipes.load_mixture_recipe(name) for name in recipes.mixture_names()}
     return [
