@@ -7,6 +7,7 @@ import pickle
 import shutil
 
 import pytest
+import yaml
 
 from marin_assets.core.recipes import PACKAGE_RECIPES
 from marin_assets.core.storage import Storage
@@ -104,3 +105,21 @@ def test_values_that_hash_right_but_do_not_validate_are_refused_naming_the_field
     forged = CleaningValues(recipe, values.specs, values.eval_sets, hashes)
     with pytest.raises(RecipeError, match=r"dedup\.scope"):
         forged.checked()
+
+
+@pytest.mark.slow
+def test_a_spark_job_planned_before_its_recipes_were_broken_on_disk_cleans_with_the_planned_values(
+        spark, tmp_path, recipes):  # fmt: skip
+    """The driver, in this process, would fail on the garbage if it read a recipe (the workers get the cleaner
+    pickled: the test above; their environment is the Spark session's, fixed when it started)."""
+    cleaning = recipes / "cleaning.yaml"
+    shipped = yaml.safe_load(cleaning.read_text())  # decontamination and quality scoring read committed assets
+    shipped["decontamination"]["enabled"] = shipped["quality"]["score"] = False  # this test has not made
+    cleaning.write_text(yaml.safe_dump(shipped))
+    job = _job(tmp_path)
+    expected = job.values.checked()[0]
+    assert not expected.decontamination.enabled and not expected.quality.score
+    for name in ("cleaning.yaml", "sources.yaml", "eval_sets.yaml"):
+        (recipes / name).write_text("{not yaml")
+    stats = write_cleaned(spark, job)
+    assert stats["records_in"] == 49 and stats["conserved"] and stats["kept"] > 0
