@@ -41,6 +41,8 @@ FILE_SECONDS = {
     "marin_assets_tests/data/test_global_dedup.py": 18,
     "marin_assets_tests/data/test_cleaning_job.py": 18,
     "marin_assets_tests/resources/test_run_coordinator.py": 30,  # a gRPC code server; measured under load
+    "marin_assets_tests/core/test_no_recipe_at_import.py": 15,  # one interpreter importing every module (9 s loaded)
+    "marin_assets_tests/data/test_cleaning_values.py": 25,  # one Spark cleaning of dirty_web (60 s at load 14)
 }
 
 

@@ -73,3 +73,22 @@ def test_cli_prints_a_recipe_error_as_one_line_without_traceback(capsys, monkeyp
 def test_placeholder_is_named_after_the_stage():
     assert broken_stage("data", "x").get_assets_def("data_recipe_error").group_names_by_key[
         dg.AssetKey("data_recipe_error")] == "data"
+
+
+def test_a_recipe_broken_after_the_modules_were_imported_breaks_its_stage_when_the_stage_loads(tmp_path, monkeypatch):
+    """The stages build their definitions when they load, not when imported: a module-level recipe read
+    would have kept the good recipe of the import and loaded the data stage as if nothing were wrong."""
+    import marin_assets.defs.data.definitions  # noqa: F401 - imported with the shipped, valid recipes
+
+    shutil.copytree(PACKAGE / "recipes", tmp_path / "recipes")
+    (tmp_path / "sample_data").symlink_to(PACKAGE / "sample_data")
+    cleaning = tmp_path / "recipes" / "cleaning.yaml"
+    cleaning.write_text(cleaning.read_text().replace("scope: source", "scope: everywhere", 1))
+    monkeypatch.setenv("MARIN_RECIPES_DIR", str(tmp_path / "recipes"))
+    monkeypatch.setenv("MARIN_DATA_ROOTS", str(tmp_path / "sample_data"))
+    data = load_stage("data", "marin_assets.defs.data.definitions")
+    assert [key.to_user_string() for asset in data.assets for key in asset.keys] == ["data_recipe_error"]
+    description = data.get_assets_def("data_recipe_error").descriptions_by_key[dg.AssetKey("data_recipe_error")]
+    assert str(cleaning) in description and "field 'dedup.scope'" in description
+    tokenize = load_stage("tokenize", "marin_assets.defs.tokenize.definitions")  # another stage is unaffected
+    assert {"tokenizer", "tokenized_source", "mixture"} <= {k.to_user_string() for a in tokenize.assets for k in a.keys}

@@ -40,8 +40,8 @@ def test_globals_closure_values_module_attributes_and_nested_code_are_read():
 def test_a_hand_list_that_misses_a_module_the_asset_calls_is_caught():
     """The hand lists of the previous round: cleaned_documents named `cleaned_output` only (it also calls
     clean_source_gate.dedup_peers), tokenizer named `tokenizer_files` only (it also reads through tokenize_job)."""
-    from marin_assets.defs.data.clean_assets import cleaned_documents
-    from marin_assets.defs.tokenize.tokenize_assets import tokenizer
+    from marin_assets_tests.stage_definitions import cleaned_documents
+    from marin_assets_tests.stage_definitions import tokenizer
 
     hand_cleaned = code_version({}, "marin_assets.data.clean.cleaned_output")
     assert "marin_assets.data.clean.clean_source_gate" in _missed_by(hand_cleaned, cleaned_documents)
@@ -65,7 +65,7 @@ def test_every_asset_s_code_version_covers_every_module_its_compute_function_rea
 
 
 def test_roots_follow_wiring_and_launch_helpers_but_not_shared_resources():
-    from marin_assets.defs.data.clean_assets import cleaned_documents
+    from marin_assets_tests.stage_definitions import cleaned_documents
     from marin_assets.definitions import defs
 
     cleaned = compute_roots(_compute(cleaned_documents))
@@ -101,7 +101,7 @@ def test_a_recipe_loader_is_recipe_data_not_code_the_asset_runs():
     eval_set never runs: editing a filter must not stale it (its recipe section hashes the field)."""
     from marin_assets.lineage.code_roots import loads_a_recipe
     from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
-    from marin_assets.defs.data.eval_assets import eval_set
+    from marin_assets_tests.stage_definitions import eval_set
 
     assert loads_a_recipe(load_cleaning_recipe) and not loads_a_recipe(clean_source_gate.dedup_peers)
     assert "marin_assets.data.clean.cleaning_recipe" not in compute_roots(_compute(eval_set))

@@ -84,7 +84,7 @@ def test_a_module_run_as_a_subprocess_and_its_imports_are_in_the_version(package
 
 
 def test_the_real_subprocess_entry_points_are_covered():
-    from marin_assets.defs.data.quality_assets import quality_classifier
+    from marin_assets_tests.stage_definitions import quality_classifier
     from marin_assets.train.run_folder import ENTRY_MODULE
 
     assert "marin_assets.data.curate.fasttext_train" in covered_modules(quality_classifier.code_versions_by_key[

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dagster as dg
 
 from marin_assets.data.curate.quality_classifier import load_quality_classifier_recipe
-from marin_assets.defs.data.raw_assets import raw_corpus
+from marin_assets_tests.stage_definitions import raw_corpus
 from marin_assets.resources.storage_resource import StorageResource
 
 

@@ -1,7 +1,8 @@
 """A temporary recipes folder (sources.yaml + compliance.yaml + cleaning.yaml) that load_sources() reads.
 
-Source names must be partitions of SOURCE_PARTITIONS (fixed when the package is imported), so tests
-reuse the shipped names and point them at their own files.
+Source names must be partitions of the sources' partitions the tests' assets were built with (once, when
+marin_assets_tests.stage_definitions is imported), so tests reuse the shipped names and point them at their
+own files.
 """
 
 from __future__ import annotations

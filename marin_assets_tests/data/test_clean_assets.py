@@ -5,11 +5,10 @@ import json
 import dagster as dg
 import pytest
 
-from marin_assets.defs.data.clean_assets import cleaned_documents, counts_conserve
+from marin_assets_tests.stage_definitions import (
+    cleaned_documents, counts_conserve, eval_set, quality_classifier, raw_corpus,
+)
 from marin_assets.data.sources.compliance import source_inventory
-from marin_assets.defs.data.eval_assets import eval_set
-from marin_assets.defs.data.quality_assets import quality_classifier
-from marin_assets.defs.data.raw_assets import raw_corpus
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.local_resources import spark_resources

@@ -7,12 +7,9 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from marin_assets.defs.data.clean_assets import cleaned_documents, counts_conserve
-from marin_assets.defs.data.dedup_check_assets import dedup_precision
-from marin_assets.defs.data.eval_assets import eval_set
-from marin_assets.defs.data.quality_assets import quality_classifier
-from marin_assets.defs.data.raw_assets import raw_corpus
-from marin_assets.defs.data.report_assets import data_report
+from marin_assets_tests.stage_definitions import (
+    cleaned_documents, counts_conserve, data_report, dedup_precision, eval_set, quality_classifier, raw_corpus,
+)
 from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.local_resources import spark_resources

@@ -6,7 +6,7 @@ import dagster as dg
 import pytest
 
 from marin_assets.data.sources.compliance import source_inventory
-from marin_assets.defs.data.raw_assets import compliance, raw_corpus
+from marin_assets_tests.stage_definitions import compliance, raw_corpus
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)

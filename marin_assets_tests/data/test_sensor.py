@@ -8,8 +8,8 @@ import os
 import dagster as dg
 import fsspec
 
-from marin_assets.defs.data.definitions import DATA_ASSETS
-from marin_assets.defs.data.raw_assets import build_source_files_sensor, raw_corpus
+from marin_assets.defs.data.definitions import data_assets_and_checks
+from marin_assets.defs.data.raw_assets import RAW_KEY, build_source_files_sensor
 from marin_assets.data.sources.watch import changed_sources
 from marin_assets.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, job_name_for
 from marin_assets.resources.storage_resource import StorageResource
@@ -17,7 +17,9 @@ from marin_assets_tests.data.registry_fixture import source_entry, write_registr
 from marin_assets_tests.gcs_emulator import gcs_emulator  # noqa: F401 (fixture)
 
 
-JOB = job_name_for(DATA_ASSETS, raw_corpus.key)
+DATA_ASSETS = data_assets_and_checks()[0]
+RAW_CORPUS = next(a for a in DATA_ASSETS if isinstance(a, dg.AssetsDefinition) and RAW_KEY in a.keys)
+JOB = job_name_for(DATA_ASSETS, RAW_KEY)
 source_files_sensor = build_source_files_sensor(JOB)
 
 
@@ -73,7 +75,7 @@ def test_run_requests_are_keyed_by_fingerprint(tmp_path, write_registry):
     assert request.partition_key == "dirty_web" and request.run_key.startswith("dirty_web:")
     # through the stage job, named as materialize-all names its runs (the runs list and timeline show it)
     assert source_files_sensor.job_name == JOB == "data_cleaned_documents_job"
-    assert request.asset_selection == [raw_corpus.key, dg.AssetKey("cleaned_documents")]
+    assert request.asset_selection == [RAW_KEY, dg.AssetKey("cleaned_documents")]
     assert request.tags == {ASSET_TAG: "cleaned_documents", PARTITION_TAG: "dirty_web", STAGE_JOB_TAG: JOB}
 
 
@@ -86,7 +88,7 @@ def test_first_tick_after_an_ingest_requests_nothing(tmp_path, write_registry):
     write_registry([source_entry("dirty_web", str(tmp_path / "one")),
                     source_entry("debian_licenses", str(tmp_path / "two"))])
     instance = dg.DagsterInstance.ephemeral()
-    result = dg.materialize([raw_corpus], partition_key="dirty_web", instance=instance,
+    result = dg.materialize([RAW_CORPUS], partition_key="dirty_web", instance=instance,
                             resources={"storage": StorageResource(root_uri=str(tmp_path / "store"))})
     assert result.success
     requested, _, cursor = tick(None, instance)
@@ -140,7 +142,7 @@ def test_with_global_dedup_a_changed_source_restales_every_partition(tmp_path, w
     result = source_files_sensor(context := dg.build_sensor_context(cursor=cursor))
     by_partition = {r.partition_key: r.asset_selection for r in result}
     assert sorted(by_partition) == ["debian_licenses", "dirty_web"]
-    assert by_partition["debian_licenses"] == [raw_corpus.key, dg.AssetKey("cleaned_documents")]  # the changed source
+    assert by_partition["debian_licenses"] == [RAW_KEY, dg.AssetKey("cleaned_documents")]  # the changed source
     assert by_partition["dirty_web"] == [dg.AssetKey("cleaned_documents")]
 
     cleaning["dedup"]["scope"] = "source"

@@ -7,6 +7,8 @@ from dagster_gcp import DataprocResource
 from google.cloud.dataproc_v1.types import jobs
 
 from marin_assets.data.clean.cleaned_output import CleaningJob
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe
+from marin_assets.data.clean.cleaning_values import CleaningValues
 from marin_assets.data.spark.spark_entry import check_reported, parse_args, reported_counts
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocRunner
@@ -14,7 +16,8 @@ from marin_assets.resources.dataproc_spark import DATAPROC_YAML, DataprocSpark
 from marin_assets_tests.conftest import TEST_SPARK
 
 JOB = CleaningJob("gs://marin-prod-data/marin", "dirty_web", "gs://marin-prod-data/marin/cleaned/dirty_web.staging-1",
-                  ["python_docs", "debian_licenses"], "f" * 64)  # fmt: skip
+                  ["python_docs", "debian_licenses"],
+                  CleaningValues.planned(CleaningRecipe(), [], ["blimp"]))  # fmt: skip
 
 
 def test_cleaning_job_is_a_submit_job_request_for_the_configured_cluster():
@@ -31,7 +34,7 @@ def test_cleaning_job_is_a_submit_job_request_for_the_configured_cluster():
     assert not pyspark.python_file_uris  # the package is the cluster's environment, not a file shipped per job
     assert list(pyspark.args) == ["clean", "--storage-root", JOB.storage_root, "--source", "dirty_web", "--out",
                                   JOB.out_dir, "--peer", "python_docs", "--peer", "debian_licenses",
-                                  "--fingerprint", "f" * 64]  # fmt: skip
+                                  "--values", JOB.values.to_json()]  # fmt: skip
     props = pyspark.properties
     assert props["spark.sql.shuffle.partitions"] == "256" and props["spark.executor.memory"] == "48g"  # the YAML's
     assert props["spark.pyspark.python"] == props["spark.pyspark.driver.python"] == config["job"]["python"]
@@ -57,8 +60,9 @@ def test_the_entry_reads_the_job_arguments_with_the_pipes_client_arguments_appen
     pyspark = DataprocSpark.from_cluster_yaml().cleaning_job_params(JOB)["request"].job.pyspark_job
     # PipesDataprocJobClient appends its bootstrap arguments to pyspark_job.args
     args = parse_args([*pyspark.args, "--dagster-pipes-context", "e30=", "--dagster-pipes-messages", "e30="])
-    assert (args.command, args.source, args.peer, args.storage_root, args.out, args.fingerprint) == (
-        "clean", "dirty_web", JOB.peers, JOB.storage_root, JOB.out_dir, JOB.fingerprint)  # fmt: skip
+    assert (args.command, args.source, args.peer, args.storage_root, args.out) == (
+        "clean", "dirty_web", JOB.peers, JOB.storage_root, JOB.out_dir)  # fmt: skip
+    assert CleaningValues.from_json(args.values) == JOB.values  # the recipe values, whole, with their hashes
 
 
 def test_the_backend_is_picked_by_name_and_an_unknown_name_is_refused():

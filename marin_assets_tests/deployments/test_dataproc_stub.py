@@ -15,11 +15,8 @@ import pytest
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
 from marin_assets.data.spark import spark_entry
-from marin_assets.defs.data.clean_assets import cleaned_documents
+from marin_assets_tests.stage_definitions import cleaned_documents, eval_set, quality_classifier, raw_corpus
 from marin_assets.data.clean.cleaned_output import TABLES
-from marin_assets.defs.data.eval_assets import eval_set
-from marin_assets.defs.data.quality_assets import quality_classifier
-from marin_assets.defs.data.raw_assets import raw_corpus
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.dataproc_spark import DataprocSpark

@@ -13,7 +13,7 @@ from marin_assets.core.schemas import DOCUMENT_SCHEMA
 from marin_assets.core.storage import Storage
 from marin_assets.data.clean.cleaned_output import STATS_NAME
 from marin_assets.data.spark.parquet_output import write_arrow_table
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
+from marin_assets.data.sources.partitions import source_partitions
 from marin_assets.governance.data_baseline import (
     MIXTURES, SOURCES, DataBaselineError, baseline_path, compare, load_data_baseline, mixture_manifest_statistics,
     mixture_statistics, source_statistics, write_data_baseline,
@@ -43,7 +43,7 @@ def _check(root: Path, baselines: Path, name: str, partition: str):
     """Run the check alone outside the nightly chain: a failure is a WARN, the run goes on."""
     checks = build_data_baseline_checks(baselines)
     check = next(c for c in checks if c.check_key.name == name)
-    spec = (dg.AssetSpec("cleaned_documents", partitions_def=SOURCE_PARTITIONS) if name == "data_matches_baseline"
+    spec = (dg.AssetSpec("cleaned_documents", partitions_def=source_partitions()) if name == "data_matches_baseline"
             else dg.AssetSpec("mixture", partitions_def=dg.StaticPartitionsDefinition(mixture_names())))
     job = dg.define_asset_job("check_only", selection=dg.AssetSelection.checks(check))
     defs = dg.Definitions(assets=[spec], asset_checks=[check], jobs=[job], resources=local_resources(str(root)))
@@ -181,11 +181,11 @@ def _drift_run(tmp_path: Path, tags: dict[str, str]):
     drifted = {**STATS, "kept": 3, "rejected": 6, "rejected_by_rule": {"language": 5, "exact_dup": 1}}
     _committed_source(tmp_path / "store", drifted, texts=("a" * 100,) * 3)
 
-    @dg.asset(name="cleaned_documents", partitions_def=SOURCE_PARTITIONS)
+    @dg.asset(name="cleaned_documents", partitions_def=source_partitions())
     def cleaned_documents() -> None:  # its output is the committed folder above
         return None
 
-    @dg.asset(name="tokenized_source", partitions_def=SOURCE_PARTITIONS, deps=[cleaned_documents])
+    @dg.asset(name="tokenized_source", partitions_def=source_partitions(), deps=[cleaned_documents])
     def tokenized_source() -> None:
         return None
 

@@ -5,7 +5,7 @@ import datetime as dt
 import dagster as dg
 import pytest
 
-from marin_assets.defs.governance.definitions import defs as governance_defs
+from marin_assets.defs.governance.definitions import build_stage_defs as build_governance_defs
 from marin_assets.governance.nightly import (
     NIGHT_TAG,
     STAGE_ASSETS,
@@ -51,7 +51,7 @@ def _definitions() -> dg.Definitions:
     missing = [a for a in STAND_INS if a.key.to_user_string() not in present]
     parts = [project, dg.Definitions(assets=missing)]
     if "audit_report" not in present:  # the lead has not wired governance in yet
-        parts.append(governance_defs)
+        parts.append(build_governance_defs())
     return dg.Definitions.merge(*parts)
 
 
@@ -102,7 +102,7 @@ def test_schedule_requests_the_data_stage_for_every_sample_source(tmp_path):
 @pytest.mark.slow
 def test_sensor_starts_the_next_stage_only_when_every_partition_succeeded(tmp_path):
     storage = dg.Definitions(resources=local_resources(str(tmp_path / "storage")))
-    defs = dg.Definitions.merge(dg.Definitions(assets=STAND_INS), governance_defs, storage)
+    defs = dg.Definitions.merge(dg.Definitions(assets=STAND_INS), build_governance_defs(), storage)
     data_job = defs.resolve_job_def("nightly_data_job")
     tags = {NIGHT_TAG: "20261201T0300Z", STAGE_TAG: "nightly_data_job"}
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:

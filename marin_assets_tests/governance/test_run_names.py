@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from marin_assets.defs.data.raw_assets import raw_corpus
+from marin_assets_tests.stage_definitions import raw_corpus
 from marin_assets.defs.governance.run_names import run_names_sensor
 from marin_assets.stage_jobs import ASSET_TAG, PARTITION_TAG, STAGE_JOB_TAG, selection_run_tags
 from marin_assets.resources.storage_resource import StorageResource

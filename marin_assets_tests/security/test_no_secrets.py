@@ -16,7 +16,7 @@ import pytest
 from dagster._serdes import serialize_value
 
 from marin_assets.core.storage import MANIFEST_NAME, Storage
-from marin_assets.defs.data.raw_assets import compliance, raw_corpus
+from marin_assets_tests.stage_definitions import compliance, raw_corpus
 from marin_assets.resources.environments import REPO_ROOT
 from marin_assets.defs.train.definitions import build_defs
 from marin_assets.train.run_folder import run_paths

@@ -54,15 +54,15 @@ def materialize(assets, root: str, partition_key: str | None = None, raise_on_er
 
 
 def materialize_mixture(root: str, name: str = "sample", raise_on_error: bool = True):
-    from marin_assets.defs.tokenize.tokenize_assets import mixture
-    from marin_assets.defs.tokenize.tokenize_checks import tokenizer_compatible
+    from marin_assets_tests.stage_definitions import mixture
+    from marin_assets_tests.stage_definitions import tokenizer_compatible
 
     return materialize([mixture, tokenizer_compatible], root, partition_key=name, raise_on_error=raise_on_error)
 
 
 def build_stage(root: str) -> dict[str, dg.ExecuteInProcessResult]:
     """tokenizer -> every tokenized_source -> the sample mixture (+ its check) under root."""
-    from marin_assets.defs.tokenize.tokenize_assets import tokenized_source, tokenizer
+    from marin_assets_tests.stage_definitions import tokenized_source, tokenizer
 
     results = {"tokenizer": materialize([tokenizer], root)}
     for source in SOURCES:

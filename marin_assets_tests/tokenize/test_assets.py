@@ -40,8 +40,8 @@ def _copy_stage(built_stage, tmp_path) -> str:
 
 def _run_check_only(root: str):
     """The check on the mixture as it is on storage (no re-materialization in between)."""
-    from marin_assets.defs.tokenize.tokenize_assets import mixture
-    from marin_assets.defs.tokenize.tokenize_checks import tokenizer_compatible
+    from marin_assets_tests.stage_definitions import mixture
+    from marin_assets_tests.stage_definitions import tokenizer_compatible
 
     job = dg.define_asset_job("check_only", selection=dg.AssetSelection.checks(tokenizer_compatible))
     defs = dg.Definitions(assets=[mixture], asset_checks=[tokenizer_compatible], jobs=[job],
@@ -136,7 +136,7 @@ def test_check_fails_on_a_tampered_shard_and_a_too_small_model_vocab(built_stage
 
 
 def test_an_empty_source_is_tokenized_visibly_and_refused_by_the_mixture(built_stage, tmp_path):
-    from marin_assets.defs.tokenize.tokenize_assets import tokenized_source
+    from marin_assets_tests.stage_definitions import tokenized_source
 
     root = _copy_stage(built_stage, tmp_path)
     write_cleaned_source(Storage(root), "dirty_web", [], files=1)

@@ -62,7 +62,7 @@ def test_truncated_and_rewritten_files_are_refused(tmp_path):
 
 
 def test_tokenizer_and_tokenized_source_refuse_a_damaged_cleaned_output(tmp_path):
-    from marin_assets.defs.tokenize.tokenize_assets import tokenized_source, tokenizer
+    from marin_assets_tests.stage_definitions import tokenized_source, tokenizer
 
     root = str(tmp_path)
     storage = Storage(root)
@@ -84,7 +84,7 @@ def test_tokenizer_and_tokenized_source_refuse_a_damaged_cleaned_output(tmp_path
 
 
 def test_plan_reruns_a_damaged_output(tmp_path):
-    from marin_assets.defs.tokenize.tokenize_assets import tokenizer
+    from marin_assets_tests.stage_definitions import tokenizer
 
     root = str(tmp_path)
     storage = Storage(root)

@@ -1,6 +1,6 @@
 """The cleaned folder of one source, written the same way whichever Spark backend runs the job.
 
-    write_cleaned(spark, CleaningJob(storage_root, source, peers, out_dir, fingerprint))
+    write_cleaned(spark, CleaningJob(storage_root, source, out_dir, peers, values))
 
 writes out_dir/{documents,rejected,quarantine}/part-*.parquet, stats.json (counts, per rule),
 reader_counts.json (records per raw file, counted apart from the readers) and rejected_examples.json
@@ -8,8 +8,8 @@ reader_counts.json (records per raw file, counted apart from the readers) and re
 (spark_entry.py) both call it, and the asset builds its metadata from the folder alone
 (`read_cleaned`), so a local run and a cluster run commit the same bytes and the same metadata.
 
-The job carries a fingerprint of the recipe and source specs the orchestrator planned with; a
-driver that loads different ones (a cluster image from another commit) refuses to run.
+The job carries the values of the recipe, source specs and eval sets the orchestrator planned with
+(cleaning_values.py); the driver checks their hashes and cleans with them, never reading a recipe file.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import fsspec
 
-from marin_assets.core.hashing import hash_json
 from marin_assets.core.storage import Storage
 from marin_assets.data.clean import cleaning_job
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe
+from marin_assets.data.clean.cleaning_values import CleaningValues
 from marin_assets.data.curate import curation_inputs
-from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, load_cleaning_recipe
-from marin_assets.data.sources.source_registry import SourceSpec, load_sources
+from marin_assets.data.sources.source_registry import SourcesRegistry
 
 STATS_NAME = "stats.json"
 READER_COUNTS_NAME = "reader_counts.json"  # {raw file: records}, counted by format apart from the readers
@@ -33,45 +33,31 @@ EXAMPLES_NAME = "rejected_examples.json"  # per rule, a few rejected documents a
 TABLES = ("documents", "rejected", "quarantine")
 
 
-class JobSkew(RuntimeError):
-    """The driver's recipe or source specs differ from the ones the orchestrator planned the job with."""
-
-
 @dataclass(frozen=True)
 class CleaningJob:
     storage_root: str  # where raw inventories, eval-set indexes and the quality model are read
     source: str
     out_dir: str  # the (staging) folder the cleaned tables go to
-    peers: list[str] = field(default_factory=list)  # dedup scope global: the other cleared sources
-    fingerprint: str = ""  # job_fingerprint of the orchestrator's recipe and specs ("" = not checked)
+    peers: list[str]  # dedup scope global: the other cleared sources
+    values: CleaningValues  # the orchestrator's recipe values, checked by the driver
 
 
-def job_fingerprint(recipe: CleaningRecipe, specs: list[SourceSpec]) -> str:
-    return hash_json({"recipe": recipe.model_dump(mode="json"), "specs": [s.model_dump(mode="json") for s in specs]})
-
-
-def _recipe_and_specs(source: str, peers: list[str]) -> tuple[CleaningRecipe, list[SourceSpec]]:
-    """This process's cleaning recipe and the specs of `source` then its peers (the order the job cleans)."""
-    sources = load_sources()
-    return load_cleaning_recipe(), [sources.get(name) for name in [source, *peers]]
-
-
-def planned_job(store: Storage, source: str, peers: list[str], out_dir: str) -> CleaningJob:
-    """The job for `source` with this process's recipe and specs fingerprinted."""
-    recipe, specs = _recipe_and_specs(source, peers)
-    return CleaningJob(store.root_uri, source, out_dir, list(peers), job_fingerprint(recipe, specs))
+def planned_job(store: Storage, source: str, peers: list[str], out_dir: str, recipe: CleaningRecipe,
+                sources: SourcesRegistry, eval_sets: list[str]) -> CleaningJob:  # fmt: skip
+    """The job for `source` carrying the values the orchestrator read (`source`'s spec, then its peers')."""
+    specs = [sources.get(name) for name in [source, *peers]]
+    return CleaningJob(store.root_uri, source, out_dir, list(peers), CleaningValues.planned(recipe, specs, eval_sets))
 
 
 def write_cleaned(spark, job: CleaningJob) -> dict:
-    """Clean job.source (dedup against job.peers) into job.out_dir; return the stats written."""
-    recipe, specs = _recipe_and_specs(job.source, job.peers)
-    found = job_fingerprint(recipe, specs)
-    if job.fingerprint and job.fingerprint != found:
-        raise JobSkew(f"cleaning {job.source}: this driver's cleaning recipe / source specs (fingerprint {found}) "
-                      f"differ from the orchestrator's ({job.fingerprint}); deploy the same commit to both")
+    """Clean job.source (dedup against job.peers) into job.out_dir with the job's values; return the stats written."""
+    recipe, specs = job.values.checked()
+    if [spec.name for spec in specs] != [job.source, *job.peers]:
+        raise ValueError(f"cleaning {job.source}: the job's source specs {[s.name for s in specs]} are not its "
+                         f"source then its peers {[job.source, *job.peers]}")
     store = Storage(job.storage_root)
     stats = cleaning_job.clean_sources(spark, specs, recipe, {job.source: job.out_dir},
-                                       curation_inputs.eval_indexes(store, recipe),
+                                       curation_inputs.eval_indexes(store, recipe, job.values.eval_sets),
                                        curation_inputs.quality_model(store, recipe))[job.source]  # fmt: skip
     stats["dedup_scope"], stats["dedup_against"] = recipe.dedup.scope, list(job.peers)
     _write_json(job.out_dir, READER_COUNTS_NAME, stats.pop("reader_counts"))

@@ -10,7 +10,6 @@ from marin_assets.core import layout
 from marin_assets.core.storage import Storage, StorageError
 from marin_assets.data.clean.cleaning_recipe import CleaningRecipe
 from marin_assets.data.curate.eval_index import ITEMS, read_index, read_summary
-from marin_assets.data.curate.eval_sets import load_eval_sets
 from marin_assets.data.curate.item_hits import EvalIndexes, ItemIndex, build_item_index
 
 MODEL_NAME = "model.bin"
@@ -27,11 +26,12 @@ def read_item_index(store: Storage, name: str, ngram: int) -> ItemIndex:
     return build_item_index(rows, ngram, short_items=False)
 
 
-def eval_indexes(store: Storage, recipe: CleaningRecipe) -> EvalIndexes | None:
+def eval_indexes(store: Storage, recipe: CleaningRecipe, eval_sets: list[str]) -> EvalIndexes | None:
+    """The indexes of `eval_sets` (the registered ones, as the job's values name them) if decontamination is on."""
     if not recipe.decontamination.enabled:
         return None
     out, items = {}, {}
-    for name in load_eval_sets().names:
+    for name in eval_sets:
         if not store.is_committed(layout.EVAL, name):
             raise StorageError(f"decontamination is on but eval_set[{name}] is not materialized; materialize it first")
         ngram = read_summary(store, name)["ngram"]

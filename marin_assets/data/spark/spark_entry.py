@@ -1,12 +1,13 @@
 """The cleaning job as a Spark application's main file, for clusters that run the driver (Dataproc).
 
     python spark_entry.py clean --storage-root gs://bucket/prefix --source S [--peer P ...]
-                                [--out gs://.../cleaned/S.staging-x] [--fingerprint F]
+                                [--out gs://.../cleaned/S.staging-x] --values JSON
 
 Writes the cleaned folder through the same function as the in-session backend
 (cleaned_output.write_cleaned). With --out it fills that folder (the orchestrator's staging folder,
 which the asset commits with its provenance manifest); without it, it commits cleaned/<S>/ under
-the storage root itself. Launched by a Pipes client (PipesDataprocJobClient appends the Pipes
+the storage root itself. --values is the recipe values the orchestrator planned the job with
+(cleaning_values.CleaningValues.to_json): the driver checks their hashes and reads no recipe file. Launched by a Pipes client (PipesDataprocJobClient appends the Pipes
 arguments) it reports the counts as a Pipes message through GCS; otherwise it prints them.
 """
 
@@ -20,6 +21,7 @@ from marin_assets.core import layout
 from marin_assets.core.gcs_client import gcs_client
 from marin_assets.core.storage import Storage
 from marin_assets.data.clean.cleaned_output import CleaningJob, write_cleaned
+from marin_assets.data.clean.cleaning_values import CleaningValues
 
 COMMAND = "clean"
 
@@ -29,7 +31,7 @@ def job_args(job: CleaningJob) -> list[str]:
     args = [COMMAND, "--storage-root", job.storage_root, "--source", job.source, "--out", job.out_dir]
     for peer in job.peers:
         args += ["--peer", peer]
-    return args + (["--fingerprint", job.fingerprint] if job.fingerprint else [])
+    return args + ["--values", job.values.to_json()]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -39,7 +41,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--source", required=True)
     parser.add_argument("--peer", action="append", default=[])
     parser.add_argument("--out", default=None, help="folder to fill (default: commit cleaned/<source> itself)")
-    parser.add_argument("--fingerprint", default="")
+    parser.add_argument("--values", required=True, help="the job's recipe values, as the orchestrator wrote them")
     args, _pipes_args = parser.parse_known_args(argv)  # the Pipes client appends its own arguments
     return args
 
@@ -58,11 +60,11 @@ def check_reported(folder_stats: dict, messages: list[dict], job: str) -> None:
 
 
 def run(spark, args: argparse.Namespace) -> dict:
+    values = CleaningValues.from_json(args.values)
     if args.out:
-        return write_cleaned(spark, CleaningJob(args.storage_root, args.source, args.out, args.peer, args.fingerprint))
+        return write_cleaned(spark, CleaningJob(args.storage_root, args.source, args.out, args.peer, values))
     with Storage(args.storage_root).atomic_dir(layout.CLEANED, args.source) as staged:
-        return write_cleaned(spark, CleaningJob(args.storage_root, args.source, staged.path, args.peer,
-                                                args.fingerprint))  # fmt: skip
+        return write_cleaned(spark, CleaningJob(args.storage_root, args.source, staged.path, args.peer, values))
 
 
 def main(argv: list[str] | None = None) -> int:

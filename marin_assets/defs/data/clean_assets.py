@@ -20,12 +20,11 @@ from marin_assets.core import layout
 from marin_assets.lineage.code_versions import versioned
 from marin_assets.data.clean import file_errors
 from marin_assets.data.clean.cleaned_output import READER_COUNTS_NAME, STATS_NAME, TABLES, planned_job, read_cleaned
-from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, load_cleaning_recipe
 from marin_assets.data.clean.clean_source_gate import dedup_peers
 from marin_assets.data.sources.compliance import require_sources_cleared
 from marin_assets.data.curate.decontamination_step import hits_per_item, item_key
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
-from marin_assets.defs.data.raw_assets import raw_corpus
+from marin_assets.data.curate.eval_sets import load_eval_sets
 from marin_assets.data.formats.record_counts import conservation
 from marin_assets.data.report.data_report import rule_rows
 from marin_assets.data.sources.source_registry import load_sources
@@ -35,35 +34,48 @@ from marin_assets.lineage.recording import record_output
 from marin_assets.resources.storage_resource import StorageResource
 
 EXAMPLE_COLUMNS = ("rule", "id", "url", "excerpt", "value")
-# scope global: every source's raw corpus feeds every partition's dedup
-RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitionMapping()}[
-    load_cleaning_recipe().dedup.scope
-]
 
 
-@versioned(load_cleaning_recipe().model_dump(mode="json"))
-@dg.asset(
-    partitions_def=SOURCE_PARTITIONS,
-    group_name="data",
-    kinds={"spark", "parquet"},
-    deps=[
-        dg.AssetDep(raw_corpus, partition_mapping=RAW_MAPPING),
-        dg.AssetDep("eval_set", partition_mapping=dg.AllPartitionMapping()),  # every eval set, for decontamination
-        dg.AssetDep("quality_classifier"),  # scores every document
-    ],
-    description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",
-)
+def build_clean_assets(partitions: dg.PartitionsDefinition, recipe: CleaningRecipe) -> tuple[list, list]:
+    """(cleaned_documents, its counts_conserve check), versioned by the whole cleaning recipe."""
+    # scope global: every source's raw corpus feeds every partition's dedup
+    raw_mapping = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitionMapping()}[recipe.dedup.scope]
+    asset = versioned(recipe.model_dump(mode="json"))(dg.asset(
+        partitions_def=partitions,
+        group_name="data",
+        kinds={"spark", "parquet"},
+        deps=[
+            dg.AssetDep("raw_corpus", partition_mapping=raw_mapping),
+            dg.AssetDep("eval_set", partition_mapping=dg.AllPartitionMapping()),  # every eval set, for decontamination
+            dg.AssetDep("quality_classifier"),  # scores every document
+        ],
+        description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",
+    )(cleaned_documents))
+    check = dg.asset_check(
+        asset=asset,
+        name="counts_conserve",
+        blocking=True,
+        partitions_def=partitions,
+        description="Every record in the raw files is accounted for: records counted per file by format, apart "
+                    "from the readers and the cleaner = kept + rejected + quarantined (rows in the Parquet files) "
+                    "+ ignored (blank lines, from stats.json).",
+    )(counts_conserve)
+    return [asset], [check]
+
+
 def cleaned_documents(
     context: dg.AssetExecutionContext, storage: StorageResource, cleaning_runner: CleaningRunnerResource
 ) -> dg.MaterializeResult:
     source = context.partition_key
     store = storage.storage
     require_sources_cleared(store, f"cleaned_documents[{source}]", [source])
-    recipe = load_cleaning_recipe()
-    peers = dedup_peers(store, source, recipe.dedup.scope, load_sources().names)
+    # Read once here: the job carries these values to the driver and its workers (cleaning_values.py).
+    recipe, sources = load_cleaning_recipe(), load_sources()
+    peers = dedup_peers(store, source, recipe.dedup.scope, sources.names)
     with store.atomic_dir(layout.CLEANED, source) as staged:
+        job = planned_job(store, source, peers, staged.path, recipe, sources, load_eval_sets().names)
         # the backend (this session, Dataproc, ...) fills the staging folder; the metadata comes from it
-        run_metadata = cleaning_runner.runner().run(context, planned_job(store, source, peers, staged.path))
+        run_metadata = cleaning_runner.runner().run(context, job)
         folder = read_cleaned(staged.path)
         stats = folder.stats
         context.log.info(f"{source}: {stats['kept']} kept, {stats['rejected']} rejected, "
@@ -130,15 +142,6 @@ def table_rows(storage: StorageResource, source: str, table: str) -> int:
     return total
 
 
-@dg.asset_check(
-    asset=cleaned_documents,
-    name="counts_conserve",
-    blocking=True,
-    partitions_def=SOURCE_PARTITIONS,
-    description="Every record in the raw files is accounted for: records counted per file by format, apart "
-                "from the readers and the cleaner = kept + rejected + quarantined (rows in the Parquet files) "
-                "+ ignored (blank lines, from stats.json).",
-)
 def counts_conserve(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
     source = context.partition_key
     st = storage.storage
@@ -159,6 +162,3 @@ def counts_conserve(context: dg.AssetCheckExecutionContext, storage: StorageReso
                   "accounted": sum(rows.values())},
     )
 
-
-CLEAN_ASSETS = [cleaned_documents]
-CLEAN_CHECKS = [counts_conserve]

@@ -12,7 +12,6 @@ import pyarrow.parquet as pq
 from marin_assets.core import layout
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.dedup.dedup_precision import PAIRS_TABLE, precision_report
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
 from marin_assets.resources.storage_resource import StorageResource
 
 
@@ -26,12 +25,17 @@ def read_pairs(storage: StorageResource, source: str) -> list[dict]:
     return rows
 
 
-@dg.asset_check(
-    asset="cleaned_documents",
-    name="dedup_precision",
-    partitions_def=SOURCE_PARTITIONS,
-    description="Exact Jaccard of sampled LSH candidate pairs: share >= recipe threshold must reach the recipe minimum.",
-)
+def build_dedup_checks(partitions: dg.PartitionsDefinition) -> list:
+    """dedup_precision on cleaned_documents, per source."""
+    return [dg.asset_check(
+        asset="cleaned_documents",
+        name="dedup_precision",
+        partitions_def=partitions,
+        description="Exact Jaccard of sampled LSH candidate pairs: share >= recipe threshold must reach the recipe "
+                    "minimum.",
+    )(dedup_precision)]
+
+
 def dedup_precision(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
     source = context.partition_key
     storage.storage.require_committed(layout.CLEANED, source)
@@ -59,5 +63,3 @@ def dedup_precision(context: dg.AssetCheckExecutionContext, storage: StorageReso
         },
     )
 
-
-DEDUP_CHECKS = [dedup_precision]

@@ -9,21 +9,23 @@ import dagster as dg
 from marin_assets.core import layout
 from marin_assets.lineage.code_versions import versioned
 from marin_assets.data.curate import eval_index
-from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, load_cleaning_recipe
 from marin_assets.data.curate.eval_sets import file_checksum, load_eval_sets
-from marin_assets.data.sources.partitions import EVAL_SET_PARTITIONS
 from marin_assets.lineage.recording import record_output
 from marin_assets.resources.storage_resource import StorageResource
 
 
-@versioned(load_cleaning_recipe().decontamination.ngram)
-@dg.asset(
-    partitions_def=EVAL_SET_PARTITIONS,
-    group_name="data",
-    kinds={"python", "parquet"},
-    description="One registered eval set: normalised items and the hashed n-gram index decontamination uses, and "
-                "its raw text, on which every training and scaling run reports loss and bits per byte.",
-)
+def build_eval_assets(partitions: dg.PartitionsDefinition, recipe: CleaningRecipe) -> list:
+    """eval_set over the registered eval sets, versioned by the decontamination n-gram size."""
+    return [versioned(recipe.decontamination.ngram)(dg.asset(
+        partitions_def=partitions,
+        group_name="data",
+        kinds={"python", "parquet"},
+        description="One registered eval set: normalised items and the hashed n-gram index decontamination uses, and "
+                    "its raw text, on which every training and scaling run reports loss and bits per byte.",
+    )(eval_set))]
+
+
 def eval_set(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     spec = load_eval_sets().get(context.partition_key)
     checksum = file_checksum(spec)
@@ -44,5 +46,3 @@ def eval_set(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.
             sources=[],
         )
 
-
-EVAL_ASSETS = [eval_set]

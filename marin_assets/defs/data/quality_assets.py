@@ -14,7 +14,6 @@ from marin_assets.data.extract import reference_texts
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.sources.compliance import require_sources_cleared
 from marin_assets.data.curate.curation_inputs import MODEL_NAME
-from marin_assets.defs.data.raw_assets import raw_corpus
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.core.metadata_tables import counts_table, metadata_table
 from marin_assets.lineage.recording import record_output
@@ -23,13 +22,16 @@ from marin_assets.resources.storage_resource import StorageResource
 METRICS_NAME = "metrics.json"
 
 
-@versioned(qc.load_quality_classifier_recipe().model_dump(mode="json"))
-@dg.asset(
-    group_name="data",
-    kinds={"python"},
-    deps=[raw_corpus],
-    description="DCLM-style fastText quality classifier from recipe-declared positive / negative sources.",
-)
+def build_quality_assets(recipe: qc.QualityClassifierRecipe) -> list:
+    """quality_classifier, versioned by its recipe."""
+    return [versioned(recipe.model_dump(mode="json"))(dg.asset(
+        group_name="data",
+        kinds={"python"},
+        deps=["raw_corpus"],
+        description="DCLM-style fastText quality classifier from recipe-declared positive / negative sources.",
+    )(quality_classifier))]
+
+
 def quality_classifier(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     recipe = qc.load_quality_classifier_recipe()
     registry, cleaning = load_sources(), load_cleaning_recipe()
@@ -76,5 +78,3 @@ def quality_classifier(context: dg.AssetExecutionContext, storage: StorageResour
             sources=[*recipe.positive_sources, *recipe.negative_sources],
         )
 
-
-QUALITY_ASSETS = [quality_classifier]

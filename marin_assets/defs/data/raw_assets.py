@@ -17,7 +17,6 @@ from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.sources.compliance import (
     INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy, source_inventory,
 )
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
 from marin_assets.data.sources.source_roots import require_files_within
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.core.metadata_tables import metadata_table
@@ -28,13 +27,33 @@ from marin_assets.resources.storage_resource import StorageResource
 # The registry entry of each source is recorded per materialization (manifest recipe), not here:
 FINGERPRINT_KEY = "source_fingerprint"  # raw_corpus metadata: the file listing it ingested (watch.py)
 CLEANED_KEY = dg.AssetKey("cleaned_documents")
+RAW_KEY = dg.AssetKey("raw_corpus")
 
 
-@dg.observable_source_asset(
-    partitions_def=SOURCE_PARTITIONS,
-    group_name="data",
-    description="The files of each registered source, as they are now; observing them records their content hash.",
-)
+def build_raw_assets(partitions: dg.PartitionsDefinition) -> tuple[list, list]:
+    """(source_files and raw_corpus, the compliance check) over the sources' partitions."""
+    observed = dg.observable_source_asset(
+        partitions_def=partitions,
+        group_name="data",
+        description="The files of each registered source, as they are now; observing them records their content hash.",
+    )(source_files)
+    raw = versioned("raw_corpus")(dg.asset(
+        partitions_def=partitions,
+        deps=[observed],
+        group_name="data",
+        kinds={"python"},
+        description="Inventory of one raw source (files, sha256, license verdict); data version = hash of its files.",
+    )(raw_corpus))
+    check = dg.asset_check(
+        asset=raw,
+        name="compliance",
+        blocking=True,
+        partitions_def=partitions,
+        description="License in the allowlist, provenance filled in, files match provenance.checksum.",
+    )(compliance)
+    return [observed, raw], [check]
+
+
 def source_files(context) -> dg.DataVersionsByPartition:
     # Observed by `marin materialize-all` (and from the UI): a changed file gives its partition a new
     # data version, which is what makes exactly that source's raw_corpus stale in Dagster.
@@ -43,14 +62,6 @@ def source_files(context) -> dg.DataVersionsByPartition:
     )
 
 
-@versioned("raw_corpus")
-@dg.asset(
-    partitions_def=SOURCE_PARTITIONS,
-    deps=[source_files],
-    group_name="data",
-    kinds={"python"},
-    description="Inventory of one raw source (files, sha256, license verdict); data version = hash of its files.",
-)
 def raw_corpus(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     registry = load_sources()
     spec = registry.get(context.partition_key)
@@ -86,13 +97,6 @@ def reason_rows(verdict) -> list[dict]:
     return rows
 
 
-@dg.asset_check(
-    asset=raw_corpus,
-    name="compliance",
-    blocking=True,
-    partitions_def=SOURCE_PARTITIONS,
-    description="License in the allowlist, provenance filled in, files match provenance.checksum.",
-)
 def compliance(context: dg.AssetCheckExecutionContext, storage: StorageResource) -> dg.AssetCheckResult:
     source = context.partition_key
     storage.storage.require_committed(layout.RAW, source)
@@ -117,7 +121,7 @@ def compliance(context: dg.AssetCheckExecutionContext, storage: StorageResource)
 def ingested_fingerprint(instance: dg.DagsterInstance, source: str) -> str | None:
     """The fingerprint of the files the latest raw_corpus[source] ingested; None if it never ran here."""
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=raw_corpus.key, asset_partitions=[source]), limit=1
+        dg.AssetRecordsFilter(asset_key=RAW_KEY, asset_partitions=[source]), limit=1
     ).records
     value = records[0].asset_materialization.metadata.get(FINGERPRINT_KEY) if records else None
     return (str(value.value) or None) if value is not None else None  # "": it had no files
@@ -152,7 +156,7 @@ def build_source_files_sensor(job_name: str) -> dg.SensorDefinition:
             return dg.SkipReason("no source files changed since they were last ingested")
         requests = [
             dg.RunRequest(run_key=f"{name}:{current[name]}", partition_key=name,
-                          asset_selection=[raw_corpus.key, CLEANED_KEY],
+                          asset_selection=[RAW_KEY, CLEANED_KEY],
                           tags={**run_tags(CLEANED_KEY, name), STAGE_JOB_TAG: job_name})
             for name in changed
         ]
@@ -167,6 +171,3 @@ def build_source_files_sensor(job_name: str) -> dg.SensorDefinition:
 
     return source_files_sensor
 
-
-RAW_ASSETS = [source_files, raw_corpus]
-RAW_CHECKS = [compliance]

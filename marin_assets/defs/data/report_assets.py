@@ -12,8 +12,7 @@ import pyarrow.parquet as pq
 from marin_assets.core import layout
 from marin_assets.lineage.code_versions import versioned
 from marin_assets.data.report import data_report as report, report_plots
-from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, load_cleaning_recipe
 from marin_assets.core.metadata_tables import counts_table, metadata_table
 from marin_assets.lineage.recording import record_output
 from marin_assets.resources.storage_resource import StorageResource
@@ -39,14 +38,17 @@ def length_rows(histogram: dict[str, list[dict]]) -> list[dict]:
              "rejected": rejected[i]["documents"] if rejected else 0} for i, b in enumerate(bins)]
 
 
-@versioned(load_cleaning_recipe().dedup.model_dump(mode="json"))
-@dg.asset(
-    partitions_def=SOURCE_PARTITIONS,
-    group_name="data",
-    kinds={"python"},
-    deps=[dg.AssetDep("cleaned_documents", partition_mapping=dg.IdentityPartitionMapping())],
-    description="Per-source data report: funnel plot, length / language histograms, rejections, duplicates, PII.",
-)
+def build_report_assets(partitions: dg.PartitionsDefinition, recipe: CleaningRecipe) -> list:
+    """data_report per source, versioned by the dedup section it reports duplicates with."""
+    return [versioned(recipe.dedup.model_dump(mode="json"))(dg.asset(
+        partitions_def=partitions,
+        group_name="data",
+        kinds={"python"},
+        deps=[dg.AssetDep("cleaned_documents", partition_mapping=dg.IdentityPartitionMapping())],
+        description="Per-source data report: funnel plot, length / language histograms, rejections, duplicates, PII.",
+    )(data_report))]
+
+
 def data_report(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     source, store = context.partition_key, storage.storage
     store.require_committed(layout.CLEANED, source)
@@ -87,5 +89,3 @@ def data_report(context: dg.AssetExecutionContext, storage: StorageResource) -> 
             previews=False,  # a 1-bit thumbnail of the funnel says less than funnel_plot
         )
 
-
-REPORT_ASSETS = [data_report]

@@ -48,4 +48,6 @@ def build_defs(registry: TaskSetsRegistry, runs: TrainingRuns | None = None,
     return dg.Definitions(assets=assets)
 
 
-defs = build_defs(load_task_sets(), load_training_runs(), load_scaling_recipe(default_recipe_path()))
+def build_stage_defs() -> dg.Definitions:
+    """The stage over the registered task sets, training runs and scaling suite, read when the stage loads."""
+    return build_defs(load_task_sets(), load_training_runs(), load_scaling_recipe(default_recipe_path()))

@@ -16,7 +16,7 @@ import dagster as dg
 
 from marin_assets.core.storage import StorageError
 
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
+from marin_assets.data.sources.partitions import source_partitions
 from marin_assets.governance.data_baseline import (
     MIXTURES, SOURCES, DataVerdict, cleaned_source_statistics, judge, mixture_manifest_statistics,
 )
@@ -53,7 +53,7 @@ def build_data_baseline_checks(baselines_dir: Path | None = None) -> list[dg.Ass
     """Checks on `cleaned_documents` and `mixture` (by key: governance imports no other stage's wiring)."""
 
     @dg.asset_check(asset="cleaned_documents", name="data_matches_baseline", blocking=True,
-                    partitions_def=SOURCE_PARTITIONS,
+                    partitions_def=source_partitions(),
                     description="Kept/rejected/quarantined shares by rule, text-length quantiles and language "
                                 "shares stay within the committed data baseline's tolerances "
                                 "(recipes/data/baselines/sources/<source>.json); a source the nightly "
@@ -83,5 +83,3 @@ def build_data_baseline_checks(baselines_dir: Path | None = None) -> list[dg.Ass
 
     return [data_matches_baseline, tokens_match_baseline]
 
-
-DATA_BASELINE_CHECKS = build_data_baseline_checks()

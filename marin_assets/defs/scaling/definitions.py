@@ -26,4 +26,6 @@ def build_defs(recipe: ScalingRecipe, externals: list[ExternalSuiteRecipe] = (),
     return dg.Definitions(assets=assets, asset_checks=checks)
 
 
-defs = build_defs(load_scaling_recipe(default_recipe_path()), *external_recipes_or_errors())
+def build_stage_defs() -> dg.Definitions:
+    """The stage over the suite recipe and the external suites, read when the stage loads."""
+    return build_defs(load_scaling_recipe(default_recipe_path()), *external_recipes_or_errors())

@@ -4,7 +4,7 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.lineage.code_versions import versioned
-from marin_assets.data.sources.partitions import SOURCE_PARTITIONS
+from marin_assets.data.sources.partitions import source_partitions
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.core.metadata_tables import metadata_table
 from marin_assets.lineage.recording import record_output
@@ -20,9 +20,36 @@ from marin_assets.tokenize.tokenizer_files import (
 )
 
 UPSTREAM = "cleaned_documents"
-TOKENIZER_RECIPE = recipes.load_tokenizer_recipe()
-MIXTURE_PARTITIONS = dg.StaticPartitionsDefinition(recipes.mixture_names())
-ALL_MIXTURES = {name: recipes.load_mixture_recipe(name) for name in recipes.mixture_names()}
+
+
+def build_tokenize_assets() -> list:
+    """tokenizer, tokenized_source (per source), mixture (per mixture recipe), versioned by the recipes now."""
+    tokenizer_recipe = recipes.load_tokenizer_recipe()
+    all_mixtures = {name: recipes.load_mixture_recipe(name) for name in recipes.mixture_names()}
+    return [
+        versioned(tokenizer_recipe.tokenizer)(dg.asset(
+            group_name="tokenize", kinds={"python"},
+            deps=[dg.AssetDep(UPSTREAM, partition_mapping=dg.AllPartitionMapping())],
+            description="Byte-level BPE trained on the cleaned corpus (or imported); an HF tokenizer folder.",
+        )(tokenizer)),
+        versioned(tokenizer_recipe)(dg.asset(
+            partitions_def=source_partitions(), group_name="tokenize",
+            kinds={"spark", "parquet"}, deps=[UPSTREAM, "tokenizer"],
+            description="One source's documents as Parquet shards of token ids (tokens: list<int32>), by a Spark job.",
+        )(tokenized_source)),
+        versioned(all_mixtures)(dg.asset(
+            partitions_def=mixture_partitions(), group_name="tokenize",
+            kinds={"python", "parquet"},
+            deps=[dg.AssetDep("tokenized_source", partition_mapping=dg.AllPartitionMapping()), "tokenizer"],
+            description="A named, weighted, deterministic mix of tokenized sources: train/validation shards + "
+                        "mixture.json.",
+        )(mixture)),
+    ]
+
+
+def mixture_partitions() -> dg.StaticPartitionsDefinition:
+    """One partition per mixture recipe (recipes/mixtures/*.yaml)."""
+    return dg.StaticPartitionsDefinition(recipes.mixture_names())
 
 
 def _document_rows(storage, sources: list[str]):
@@ -31,12 +58,6 @@ def _document_rows(storage, sources: list[str]):
             yield from ((source, doc_id, text or "") for doc_id, text in zip(batch["id"], batch["text"], strict=True))
 
 
-@versioned(TOKENIZER_RECIPE.tokenizer)
-@dg.asset(
-    group_name="tokenize", kinds={"python"},
-    deps=[dg.AssetDep(UPSTREAM, partition_mapping=dg.AllPartitionMapping())],
-    description="Byte-level BPE trained on the cleaned corpus (or imported); an HF tokenizer folder.",
-)
 def tokenizer(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     spec = recipes.load_tokenizer_recipe().tokenizer
     st = storage.storage
@@ -53,12 +74,6 @@ def tokenizer(context: dg.AssetExecutionContext, storage: StorageResource) -> dg
         )
 
 
-@versioned(TOKENIZER_RECIPE)
-@dg.asset(
-    partitions_def=SOURCE_PARTITIONS, group_name="tokenize",
-    kinds={"spark", "parquet"}, deps=[UPSTREAM, "tokenizer"],
-    description="One source's documents as Parquet shards of token ids (tokens: list<int32>), by a Spark job.",
-)
 def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource,
                      spark: SparkResource) -> dg.MaterializeResult:
     recipe = recipes.load_tokenizer_recipe()
@@ -80,13 +95,6 @@ def tokenized_source(context: dg.AssetExecutionContext, storage: StorageResource
         )
 
 
-@versioned(ALL_MIXTURES)
-@dg.asset(
-    partitions_def=MIXTURE_PARTITIONS, group_name="tokenize",
-    kinds={"python", "parquet"},
-    deps=[dg.AssetDep("tokenized_source", partition_mapping=dg.AllPartitionMapping()), "tokenizer"],
-    description="A named, weighted, deterministic mix of tokenized sources: train/validation shards + mixture.json.",
-)
 def mixture(context: dg.AssetExecutionContext, storage: StorageResource) -> dg.MaterializeResult:
     name, st = context.partition_key, storage.storage
     recipe = recipes.load_mixture_recipe(name)
@@ -117,5 +125,3 @@ def _sources_table(sources: dict) -> dg.TableMetadataValue:
          for name, s in sources.items()]
     )
 
-
-TOKENIZE_ASSETS = [tokenizer, tokenized_source, mixture]

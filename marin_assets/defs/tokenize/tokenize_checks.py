@@ -6,7 +6,7 @@ import dagster as dg
 
 from marin_assets.core import layout
 from marin_assets.resources.storage_resource import StorageResource
-from marin_assets.defs.tokenize.tokenize_assets import MIXTURE_PARTITIONS, mixture
+from marin_assets.defs.tokenize.tokenize_assets import mixture_partitions
 from marin_assets.tokenize.mixture_build import SPLITS
 from marin_assets.tokenize.mixture_info import (
     TokenizerCompatibilityError, check_same_tokenizer, check_vocab_fits, load_mixture_info,
@@ -58,12 +58,12 @@ def _folder_hash(uri: str) -> str | None:
         return None
 
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks are "preview" in dagster 1.13
-    tokenizer_compatible = dg.asset_check(
-        asset=mixture, name="tokenizer_compatible", blocking=True, partitions_def=MIXTURE_PARTITIONS,
-        description="Every shard and the tokenizer folder carry mixture.json's tokenizer hash, and the "
-                    "tokenizer fits the recipe's model_vocab_size.",
-    )(tokenizer_compatible_fn)
-
-TOKENIZE_CHECKS = [tokenizer_compatible]
+def build_tokenize_checks() -> list:
+    """tokenizer_compatible on every mixture partition."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks are "preview" in dagster 1.13
+        return [dg.asset_check(
+            asset="mixture", name="tokenizer_compatible", blocking=True, partitions_def=mixture_partitions(),
+            description="Every shard and the tokenizer folder carry mixture.json's tokenizer hash, and the "
+                        "tokenizer fits the recipe's model_vocab_size.",
+        )(tokenizer_compatible_fn)]

@@ -25,4 +25,6 @@ def build_defs(runs: TrainingRuns, baselines_dir: Path | None = None) -> dg.Defi
     )
 
 
-defs = build_defs(load_training_runs())
+def build_stage_defs() -> dg.Definitions:
+    """The stage over recipes/training/runs.yaml, read when the stage loads."""
+    return build_defs(load_training_runs())
