@@ -72,17 +72,22 @@ def die_with_parent(parent_pid: int | None) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def start_watchdog(parent_pid: int | None, lease: RunLease | None, poll_s: float = 1.0) -> threading.Thread:
-    """Parent-pid poll + lease heartbeat, in a daemon thread that no failure of its own ends."""
+def start_watchdog(parent_pid: int | None, lease: RunLease | None, poll_s: float = 1.0,
+                   stop: threading.Event | None = None) -> threading.Thread:
+    """Parent-pid poll + lease heartbeat, in a daemon thread that no failure of its own ends.
+
+    The trainer lets it die with the process; `stop` ends it earlier (a test must not leave it heartbeating
+    and logging into later tests' closed streams)."""
     state = {"next_beat": 0.0, "parent_gone": False}
+    stop = stop or threading.Event()
 
     def watch():
-        while True:
+        while not stop.is_set():
             try:
                 watch_once(parent_pid, lease, state)
             except Exception:  # noqa: BLE001 - e.g. its own log write on a full disk: keep heartbeating
                 pass
-            time.sleep(poll_s)
+            stop.wait(poll_s)
 
     thread = threading.Thread(target=watch, name="trainer-watchdog", daemon=True)
     thread.start()

@@ -55,15 +55,18 @@ def test_watchdog_survives_failures_of_its_own_logging(monkeypatch):
     monkeypatch.setattr(trainer_guard, "HEARTBEAT_S", 0.01)
     handler = FailingHandler()
     trainer_guard.log.addHandler(handler)
-    lease = FailingLease()
+    lease, stop = FailingLease(), threading.Event()
     try:
-        thread = trainer_guard.start_watchdog(None, lease, poll_s=0.01)
+        thread = trainer_guard.start_watchdog(None, lease, poll_s=0.01, stop=stop)
         deadline = time.monotonic() + 10
         while lease.beats < 5 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert thread.is_alive() and lease.beats >= 5, "the watchdog died on its failing log write"
     finally:
+        stop.set()  # left running, it logged a failed beat into every later test of this worker
+        thread.join(timeout=5)
         trainer_guard.log.removeHandler(handler)
+    assert not thread.is_alive()
 
 
 def test_progress_handler_survives_a_full_log_disk(tmp_path, monkeypatch):
