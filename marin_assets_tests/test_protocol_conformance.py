@@ -3,7 +3,7 @@
 Two layers: each protocol method of each implementation accepts every argument its protocol
 declares (positionally and by name), and the protocol declares what the platform passes (the law
 fitter's `form.starts(..., grid)`); then every law form runs through the fitter's own calls, every
-format through the cleaner's read and count, every quality filter (FilterSettings' fields) alone through
+format through the cleaner's read and count, every quality filter (FILTERS) alone through
 `run_filters`, and every curation step (curation.STEPS) built, pickled and run as the cleaning job does.
 """
 
@@ -115,9 +115,9 @@ PROBES = {
 
 
 def _filter_names() -> list[str]:
-    from marin_assets.data.clean.filters.pipeline import FilterSettings
+    from marin_assets.data.clean.filters.filter_base import FILTERS
 
-    return [name for name in FilterSettings.model_fields if name != "reflow"]  # reflow rewrites, never rejects
+    return FILTERS.names()  # reflow (a FilterSettings field, not a filter) rewrites, never rejects
 
 
 @pytest.mark.parametrize("name", _filter_names())
@@ -127,7 +127,9 @@ def test_every_filter_runs_alone_through_run_filters_and_names_its_rules(name):
     that tripped it; at least one probe is rejected, so the filter really runs."""
     from marin_assets.data.clean.filters.pipeline import FilterOutcome, FilterSettings, run_filters
 
-    settings = FilterSettings(**{other: None for other in FilterSettings.model_fields if other != name})
+    from marin_assets.data.clean.filters.filter_base import FILTERS
+
+    settings = FilterSettings(**{other: None for other in FILTERS.names() if other != name}, **{name: {}})
     rejected = []
     for label, text in PROBES.items():
         outcome = run_filters(text, settings)

@@ -5,9 +5,10 @@ One walk serves three users: asset code versions (core.code_versions), the layer
 inside functions, under TYPE_CHECKING): `import a.b`, `from a import b` (b a submodule or a name),
 and relative imports. Importing `a.b.c` runs `a/__init__` and `a/b/__init__` too, so those count.
 A module named whole by a string literal (`[sys.executable, "-m", "marin_assets.data.curate.fasttext_train"]`)
-is code the naming module runs in a subprocess: `run_graph` keeps those edges and `closure` follows
-them, so what a subprocess runs is versioned with the asset that starts it (not an import: the
-layering and cycle checks see imports only).
+is code the naming module runs in a subprocess, and a `Registry(..., package="pkg")` call imports every
+module of pkg when it discovers its items (core.registries): `run_graph` keeps those edges and
+`closure` follows them, so what a subprocess runs or a registry discovers is versioned with the asset
+that uses it (not a static import: the layering and cycle checks see imports only).
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ def _with_parents(name: str, known: dict[str, Path]) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)} & known.keys()
 
 
+def _discovered_modules(call: ast.Call, files: dict[str, Path]) -> set[str]:
+    """The modules a `Registry(..., package="pkg")` call imports when it discovers its items."""
+    for keyword in call.keywords:
+        if keyword.arg == "package" and isinstance(keyword.value, ast.Constant) and keyword.value.value in files:
+            prefix = f"{keyword.value.value}."
+            return {name for name in files if name.startswith(prefix)}
+    return set()
+
+
 # package_dir -> the module files its cached import_graph was read from: closure and code_version
 # look modules up there instead of walking the folder again (one walk per load, not two per asset).
 _GRAPH_FILES: dict[Path, dict[str, Path]] = {}
@@ -62,6 +72,8 @@ def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in files:
                 named |= _with_parents(node.value, files)
+            elif isinstance(node, ast.Call):  # Registry(kind, package="pkg"): imports every module of pkg
+                named |= _discovered_modules(node, files)
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     found |= _with_parents(alias.name, files)
