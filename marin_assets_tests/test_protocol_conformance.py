@@ -196,3 +196,65 @@ def test_every_curation_step_is_built_shipped_and_run_through_the_platform_calls
             touched.append(label)
     assert touched, f"curation step {name} counted, changed or rejected none of {sorted(PROBES)}"
     assert name in [s.name for s in build_curation(recipe, "probe_source", curation_inputs).steps]
+
+
+def _extractor_kinds() -> list[str]:
+    return EXTRACTORS.names()
+
+
+@pytest.mark.parametrize("kind", _extractor_kinds())
+def test_every_extractor_kind_extracts_through_the_cleaners_build_call(kind):
+    """What RecordCleaner does with a source's extractor: build_extractor(recipe.extraction, name).extract(html),
+    for a recipe entry of each registered kind (the shipped recipe's, else the kind with its default options)."""
+    from marin_assets.data.extract.extractor_choice import ExtractorSpec, build_extractor
+
+    settings = _cleaning_recipe().extraction
+    names = [name for name, spec in settings.extractors.items() if spec.kind == kind]
+    if not names:
+        settings = settings.model_copy(update={"extractors": {**settings.extractors, "probe": ExtractorSpec(kind=kind)}})
+        names = ["probe"]
+    paragraph = " ".join(f"The river {i} runs past the old mill, and the miller counts the sacks." for i in range(12))
+    html = f"<html><head><title>t</title></head><body><article><p>{paragraph}</p></article></body></html>"
+    text = build_extractor(settings, names[0]).extract(html)
+    assert isinstance(text, str) and "the miller counts the sacks" in text, f"extractor kind {kind}: {text[:200]!r}"
+
+
+@pytest.mark.parametrize("name", family_names())
+def test_every_hash_family_signs_through_the_minhasher(name):
+    """What the dedup keys are made of: MinHasher(num_perm, shingle, seed, family).signatures(texts); a
+    near copy shares most of its signature, an unrelated text few, an empty text none."""
+    from marin_assets.data.dedup.dedup_keys import MinHasher
+
+    words = [f"w{i}" for i in range(200)]
+    base, near, other = " ".join(words), " ".join(words[:199] + ["changed"]), " ".join(reversed(words))
+    signatures, ok = MinHasher(112, 5, 1, name).signatures([base, near, other, ""])
+    assert signatures.shape[0] == 4 and list(map(bool, ok)) == [True, True, True, False], name
+    assert (signatures[0] == signatures[1]).mean() > 0.8 and (signatures[0] == signatures[2]).mean() < 0.2, name
+
+
+# Every Registry the package declares and the test above that runs its items through the platform's calls.
+COVERED_REGISTRIES = {
+    "quality filter": "test_every_filter_runs_alone_through_run_filters_and_names_its_rules",
+    "format": "test_every_format_reads_what_its_counter_counts",
+    "extractor kind": "test_every_extractor_kind_extracts_through_the_cleaners_build_call",
+    "curation step": "test_every_curation_step_is_built_shipped_and_run_through_the_platform_calls",
+    "MinHash hash family": "test_every_hash_family_signs_through_the_minhasher",
+    "law form": "test_every_law_form_fits_predicts_and_round_trips_through_the_platform_calls",
+    "architecture kind": "marin_assets_tests/train/test_architectures.py (MaxText keys, FLOPs, mesh rules per kind)",
+    "training launcher": "marin_assets_tests/train/test_training_e2e.py (local) and train_k8s/ (kubernetes)",
+}
+
+
+def test_every_registry_of_the_package_is_covered_here():
+    """A new Registry(...) anywhere in the package fails this until a conformance test runs its items."""
+    import ast
+
+    from marin_assets.core.import_graph import module_files
+
+    declared = set()
+    for path in module_files().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Registry"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                declared.add(node.args[0].value)
+    assert declared == set(COVERED_REGISTRIES), f"registries without a conformance test: {declared - set(COVERED_REGISTRIES)}"

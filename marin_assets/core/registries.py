@@ -36,7 +36,7 @@ class Registry(dict):
         self.kind = kind
         self.package = package
         self._discovered = package is None
-        self._modules: dict[str, str] = {}  # name -> the module that registered it
+        self._modules: dict[str, str] = {}  # name -> the module that defines the item
 
     def register(self, *names: str) -> Callable[[T], T]:
         """Decorator: the item is registered under every name given."""
