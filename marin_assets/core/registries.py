@@ -1,17 +1,22 @@
 """One registry mechanism for every extension point: a name -> implementation table that finds its items.
 
-A registry declared with `package=` imports every module of that package on its first lookup (a
-pkgutil walk), so "a new filter / format / extractor / law form" is one new module in the package that
-decorates its class with `REGISTRY.register(name)`: no import is added by hand anywhere. A name taken
+A registry declared with `package=` imports, on its first lookup, every module of that package that
+imports the module declaring the registry (a pkgutil walk; only such a module can register, and the
+package's other helpers stay unloaded), so "a new filter / format / extractor / law form" is one new
+module in the package that decorates its class with `REGISTRY.register(name)`: no import is added by
+hand anywhere. A name taken
 twice fails at import naming both modules; an unknown name fails naming the recipe file, the field and
 the known names (`check`), or the caller's context (`lookup`).
-The import graph (core.import_graph) reads `package=` too, so the discovered modules are part of the
-code version of whatever uses the registry.
+The import graph (core.import_graph) applies the same rule to `package=`, so the discovered modules are
+part of the code version of whatever uses the registry.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
+import inspect
 import pkgutil
 import sys
 from collections.abc import Callable, Iterator
@@ -19,6 +24,21 @@ from types import ModuleType
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+def imports_module(name: str, target: str) -> bool:
+    """Whether module `name`'s source imports `target` (read with ast, not imported): an extension module."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return False
+    with open(spec.origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), filename=spec.origin)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == target:
+            return True
+        if isinstance(node, ast.Import) and any(alias.name == target for alias in node.names):
+            return True
+    return False
 
 
 class UnknownName(ValueError, KeyError):
@@ -36,6 +56,8 @@ class Registry(dict):
         self.kind = kind
         self.package = package
         self._discovered = package is None
+        # the module whose extension modules register here: the one this registry is declared in
+        self.declared_in = inspect.currentframe().f_back.f_globals["__name__"]
         self._modules: dict[str, str] = {}  # name -> the module that defines the item
 
     def register(self, *names: str) -> Callable[[T], T]:
@@ -61,7 +83,8 @@ class Registry(dict):
         try:
             package = importlib.import_module(self.package)
             for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-                importlib.import_module(info.name)
+                if info.name not in sys.modules and imports_module(info.name, self.declared_in):
+                    importlib.import_module(info.name)
         except BaseException:
             self._discovered = False  # a broken module: fail again on the next lookup, not silently half-filled
             raise

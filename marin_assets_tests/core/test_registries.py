@@ -21,6 +21,7 @@ def plugin_package(tmp_path, monkeypatch):
         from marin_assets.core.registries import Registry
         THINGS = Registry("toy thing", package="toyplug")
     '''))
+    (package / "helper.py").write_text("raise RuntimeError('a helper that registers nothing is not imported')\n")
     (package / "alpha.py").write_text("from toyplug.base import THINGS\n\n@THINGS.register('alpha')\nclass Alpha: ...\n")
     (package / "nested").mkdir()
     (package / "nested" / "__init__.py").write_text("")
@@ -36,6 +37,7 @@ def test_every_module_of_the_package_is_found_on_first_lookup_without_an_import(
 
     assert "toyplug.alpha" not in sys.modules  # nothing imported it by hand
     assert THINGS.names() == ["alpha", "beta"]  # nested packages too
+    assert "toyplug.helper" not in sys.modules  # it does not import toyplug.base: it cannot register
     assert THINGS.module_of("alpha") == "toyplug.alpha"
     assert {m.__name__ for m in THINGS.modules()} == {"toyplug.alpha", "toyplug.nested.beta"}
 
@@ -49,7 +51,7 @@ def test_a_name_registered_twice_fails_naming_both_modules(plugin_package):
 
 
 def test_a_broken_module_fails_every_lookup_not_once(plugin_package):
-    (plugin_package / "broken.py").write_text("raise RuntimeError('broken plugin')\n")
+    (plugin_package / "broken.py").write_text("import toyplug.base\nraise RuntimeError('broken plugin')\n")
     from toyplug.base import THINGS
 
     for _ in range(2):  # not a half-filled registry on the second lookup
@@ -74,10 +76,13 @@ def test_a_registry_without_a_package_is_a_plain_table():
 
 
 def test_the_import_graph_versions_what_a_registry_discovers():
-    """The filter registry's module reaches every filter module in the code-version closure (not a static import)."""
+    """The filter registry's module reaches every filter module in the code-version closure (not a static import),
+    and a source's format registry reaches the format classes, not the cleaning code beside them in data/formats."""
     filters = "marin_assets.data.clean.filters"
     reached = closure([f"{filters}.filter_base"])
     assert {f"{filters}.gopher_quality", f"{filters}.c4", f"{filters}.fineweb"} <= reached
+    sources = closure(["marin_assets.data.sources.source_registry"])
+    assert "marin_assets.data.formats.jsonl" in sources and "marin_assets.data.clean.cleaning_rows" not in sources
     assert f"{filters}.c4" not in import_graph()[f"{filters}.filter_base"]  # so the layering/cycle checks ignore it
 
 
