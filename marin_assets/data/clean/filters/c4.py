@@ -105,8 +105,12 @@ def filter_lines(text: str, cfg: C4Config) -> LineResult:
     return result
 
 
+def _scan(view: TextView, cfg: C4Config) -> LineResult:
+    return filter_lines(view.text, cfg)
+
+
 def _lines(view: TextView, cfg: C4Config) -> LineResult:
-    return cached(view, "c4_lines", lambda: filter_lines(view.text, cfg))
+    return cached(view, _scan, cfg)
 
 
 def _stopped_at(rule: str):

@@ -67,11 +67,18 @@ class QualityFilter:
     def rules_for(self, cfg) -> Iterable[Rule]:
         return self.rules
 
+    def plan(self, cfg) -> tuple[tuple[Rule, float], ...]:
+        """(rule, its threshold) for the rules `cfg` switches on, resolved once per options (they are frozen)."""
+        cached_plan = self.__dict__.get("_plan")
+        if cached_plan is None or cached_plan[0] is not cfg:
+            limits = ((rule, rule.limit(cfg)) for rule in self.rules_for(cfg))
+            cached_plan = self._plan = (cfg, tuple((rule, limit) for rule, limit in limits if limit is not None))
+        return cached_plan[1]
+
     def reject(self, view: TextView, cfg) -> Rejection | None:
         """The first rule that trips, with the value its measure gave; None: the document passes."""
-        for rule in self.rules_for(cfg):
-            limit = getattr(cfg, rule.threshold) if rule.threshold.__class__ is str else rule.threshold
-            if limit is None or (rule.could_trip is not None and not rule.could_trip(view, cfg, limit)):
+        for rule, limit in self.plan(cfg):
+            if rule.could_trip is not None and not rule.could_trip(view, cfg, limit):
                 continue
             value = rule.measure(view, cfg)
             if rule.trips(value, limit):
@@ -101,11 +108,12 @@ def frac(count: float, total: float) -> float:
     return count / total if total else 0.0
 
 
-def cached(view: TextView, key: str, compute: Callable[[], Any]) -> Any:
-    """A per-document intermediate shared by several rules (computed by the first that needs it)."""
+def cached(view: TextView, compute: Callable[..., Any], *args: Any) -> Any:
+    """compute(view, *args), a per-document intermediate several rules share: computed by the first that
+    needs it (keyed by the function and its arguments' identities: options are frozen, not hashable)."""
+    key = (compute, *map(id, args))
     memo = view.shared
-    try:
+    if key in memo:
         return memo[key]
-    except KeyError:
-        found = memo[key] = compute()
-        return found
+    found = memo[key] = compute(view, *args)
+    return found

@@ -16,13 +16,21 @@ class FineWebConfig(Recipe):
     new_line_ratio: float = 0.3
 
 
+def _non_blank_lines(view: TextView) -> list[str]:
+    return [line for line in view.text.split("\n") if line.strip() != ""]
+
+
 def _lines(view: TextView) -> list[str]:
-    return cached(view, "fineweb_lines", lambda: [line for line in view.text.split("\n") if line.strip() != ""])
+    return cached(view, _non_blank_lines)
+
+
+def _share_ending_in_punctuation(view: TextView) -> float:
+    lines = _lines(view)
+    return sum(1 for line in lines if line[-1] in TERMINAL_PUNCTUATION) / len(lines)
 
 
 def _punct_ratio(view: TextView, cfg) -> float:
-    lines = _lines(view)
-    return cached(view, "fineweb_punct", lambda: sum(1 for line in lines if line[-1] in TERMINAL_PUNCTUATION) / len(lines))
+    return cached(view, _share_ending_in_punctuation)
 
 
 @register("fineweb")

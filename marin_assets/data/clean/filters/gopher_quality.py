@@ -48,16 +48,28 @@ def line_counts(text: str) -> tuple[int, int, int]:
     return n_lines, bullets, sum(len(ellipsis.findall(text)) for ellipsis in _ELLIPSES_AT_LINE_END)
 
 
+def _count_content_words(view: TextView) -> int:
+    return int(view.non_symbol_mask.sum())
+
+
 def _content_words(view: TextView, cfg) -> int:
-    return cached(view, "content_words", lambda: int(view.non_symbol_mask.sum()))
+    return cached(view, _count_content_words)
+
+
+def _mean_word_length(view: TextView) -> float:
+    return float(view.word_lengths[view.non_symbol_mask].mean())
 
 
 def _avg_word_length(view: TextView, cfg) -> float:
-    return cached(view, "avg_word_length", lambda: float(view.word_lengths[view.non_symbol_mask].mean()))
+    return cached(view, _mean_word_length)
+
+
+def _count_lines(view: TextView) -> tuple[int, int, int]:
+    return line_counts(view.text)
 
 
 def _line_counts(view: TextView) -> tuple[int, int, int]:
-    return cached(view, "gopher_line_counts", lambda: line_counts(view.text))
+    return cached(view, _count_lines)
 
 
 @register("gopher_quality")

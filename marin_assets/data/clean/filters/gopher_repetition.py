@@ -175,14 +175,14 @@ def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | Non
     return repeated
 
 
+def _count_duplicates(view: TextView, by: str) -> tuple[int, int, int]:
+    parts = split_paragraphs(view.text.strip()) if by == "paragraphs" else split_lines(view.text)
+    return len(parts), *find_duplicates(parts)
+
+
 def _duplicates(view: TextView, by: str) -> tuple[int, int, int]:
     """(parts, repeated parts, characters in repeated parts) of the text split into paragraphs or lines."""
-
-    def count() -> tuple[int, int, int]:
-        parts = split_paragraphs(view.text.strip()) if by == "paragraphs" else split_lines(view.text)
-        return len(parts), *find_duplicates(parts)
-
-    return cached(view, f"duplicate_{by}", count)
+    return cached(view, _count_duplicates, by)
 
 
 def _top_ngram_could_trip(n: int):
@@ -209,13 +209,14 @@ def _top_ngram_frac(n: int):
 def _dup_ngrams_could_trip(view: TextView, cfg, limit: float) -> bool:
     """The repeated n-grams of the shortest n cover enough text for some rule to trip (computed once)."""
 
-    def cover() -> bool:
-        first = min(cfg.dup_n_grams)
-        members = _repeated_positions(view.ngram_hashes(first))
-        view.shared["dup_ngrams"] = (earlier_occurrences_by_n(view, first, members), {})
-        return repeated_cover_chars(view, members, first) / len(view.text) > min(cfg.dup_n_grams.values())
+    return cached(view, _covers_enough, cfg)
 
-    return cached(view, "dup_ngrams_cover", cover)
+
+def _covers_enough(view: TextView, cfg) -> bool:
+    first = min(cfg.dup_n_grams)
+    members = _repeated_positions(view.ngram_hashes(first))
+    view.shared["dup_ngrams"] = (earlier_occurrences_by_n(view, first, members), {})
+    return repeated_cover_chars(view, members, first) / len(view.text) > min(cfg.dup_n_grams.values())
 
 
 def _dup_ngram_frac(n: int):
@@ -245,18 +246,13 @@ class GopherRepetition(QualityFilter):
              "dup_line_char_frac", digits=4),
     )  # fmt: skip
 
-    def __init__(self):
-        self._rules: tuple[GopherRepetitionConfig, tuple[Rule, ...]] | None = None
-
     def rules_for(self, cfg: GopherRepetitionConfig) -> tuple[Rule, ...]:
-        """The fixed rules, then one per n-gram threshold of the options (built once per options)."""
-        if self._rules is None or self._rules[0] is not cfg:
-            top = (Rule(f"top_{n}_gram", _top_ngram_frac(n), frac, digits=4, could_trip=_top_ngram_could_trip(n))
-                   for n, frac in cfg.top_n_grams.items())
-            dup = (Rule(f"duplicated_{n}_n_grams", _dup_ngram_frac(n), frac, digits=4, could_trip=_dup_ngrams_could_trip)
-                   for n, frac in cfg.dup_n_grams.items())
-            self._rules = (cfg, (*self.fixed_rules, *top, *dup))
-        return self._rules[1]
+        """The fixed rules, then one per n-gram threshold of the options (`plan` builds them once per options)."""
+        top = (Rule(f"top_{n}_gram", _top_ngram_frac(n), frac, digits=4, could_trip=_top_ngram_could_trip(n))
+               for n, frac in cfg.top_n_grams.items())
+        dup = (Rule(f"duplicated_{n}_n_grams", _dup_ngram_frac(n), frac, digits=4, could_trip=_dup_ngrams_could_trip)
+               for n, frac in cfg.dup_n_grams.items())
+        return (*self.fixed_rules, *top, *dup)
 
     def kept(self, view: TextView, cfg, stats: dict) -> TextView:
         stats["words"] = view.n_words
