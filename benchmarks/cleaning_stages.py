@@ -156,10 +156,11 @@ def _curation_apply(step) -> Callable[[Doc], None]:
 
 def filters_alone(settings: FilterSettings, texts: list[str]) -> list[StageTime]:
     """Each filter the recipe switches on (reflow included), alone on the same texts."""
-    off = {name: None for name in FilterSettings.model_fields}
+    names = ["reflow", *settings.filter_options()]
+    off = {name: None for name in names}
     out = []
     nbytes = sum(len(t.encode()) for t in texts)
-    for name in FilterSettings.model_fields:
+    for name in names:
         if getattr(settings, name) is None:
             continue
         alone = FilterSettings(**{**off, name: getattr(settings, name)})

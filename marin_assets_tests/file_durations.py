@@ -28,6 +28,7 @@ FILE_SECONDS = {
     "marin_assets_tests/test_staleness.py": 170,
     "marin_assets_tests/deployments/test_dataproc_stub.py": 96,
     "marin_assets_tests/data/test_clean_assets.py": 63,
+    "marin_assets_tests/test_toy_extensions.py": 25,  # a copy of the package + two interpreters (18 s at load ~9)
     "marin_assets_tests/scaling/test_scaling_run.py": 75,  # + the chosen run's HF export and logits check (estimated)
     "marin_assets_tests/scaling/test_comparison.py": 45,  # estimated: 125 s serial on a machine at load ~20
     "marin_assets_tests/security/test_bind_address.py": 37,

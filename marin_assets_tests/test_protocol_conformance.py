@@ -3,7 +3,7 @@
 Two layers: each protocol method of each implementation accepts every argument its protocol
 declares (positionally and by name), and the protocol declares what the platform passes (the law
 fitter's `form.starts(..., grid)`); then every law form runs through the fitter's own calls, every
-format through the cleaner's read and count, every quality filter (FilterSettings' fields) alone through
+format through the cleaner's read and count, every quality filter (FILTERS) alone through
 `run_filters`, and every curation step (curation.STEPS) built, pickled and run as the cleaning job does.
 """
 
@@ -74,10 +74,9 @@ def test_every_law_form_fits_predicts_and_round_trips_through_the_platform_calls
 
 
 def _formats():
-    from marin_assets.data.formats.registry import READERS
-    from marin_assets.data.formats.readers import read_file  # noqa: F401 (the format modules register on import)
+    from marin_assets.data.formats.format_base import FORMATS
 
-    return sorted(READERS, key=str)
+    return FORMATS.names()
 
 
 @pytest.mark.parametrize("fmt", _formats(), ids=str)
@@ -87,10 +86,9 @@ def test_every_format_reads_what_its_counter_counts(fmt, content, tmp_path):
     (the format's independent counter); on bad input too, every place the counter counts is yielded once."""
     from marin_assets.data.formats.records import IgnoredRecord, QuarantinedRecord, RawRecord
     from marin_assets.data.formats.readers import read_file
-    from marin_assets.data.formats.record_counts import COUNTERS, count_records
+    from marin_assets.data.formats.record_counts import count_records
     from marin_assets.data.sources.source_registry import SourceSpec
 
-    assert fmt in COUNTERS, f"format {fmt} has a reader but no record counter"
     path = tmp_path / f"file.{fmt}"
     path.write_bytes(content)
     spec = SourceSpec(name="dirty_web", uri=str(path), format=fmt, license="CC0-1.0")
@@ -115,9 +113,9 @@ PROBES = {
 
 
 def _filter_names() -> list[str]:
-    from marin_assets.data.clean.filters.pipeline import FilterSettings
+    from marin_assets.data.clean.filters.filter_base import FILTERS
 
-    return [name for name in FilterSettings.model_fields if name != "reflow"]  # reflow rewrites, never rejects
+    return FILTERS.names()  # reflow (a FilterSettings field, not a filter) rewrites, never rejects
 
 
 @pytest.mark.parametrize("name", _filter_names())
@@ -127,7 +125,9 @@ def test_every_filter_runs_alone_through_run_filters_and_names_its_rules(name):
     that tripped it; at least one probe is rejected, so the filter really runs."""
     from marin_assets.data.clean.filters.pipeline import FilterOutcome, FilterSettings, run_filters
 
-    settings = FilterSettings(**{other: None for other in FilterSettings.model_fields if other != name})
+    from marin_assets.data.clean.filters.filter_base import FILTERS
+
+    settings = FilterSettings(**{other: None for other in FILTERS.names() if other != name}, **{name: {}})
     rejected = []
     for label, text in PROBES.items():
         outcome = run_filters(text, settings)
@@ -196,3 +196,65 @@ def test_every_curation_step_is_built_shipped_and_run_through_the_platform_calls
             touched.append(label)
     assert touched, f"curation step {name} counted, changed or rejected none of {sorted(PROBES)}"
     assert name in [s.name for s in build_curation(recipe, "probe_source", curation_inputs).steps]
+
+
+def _extractor_kinds() -> list[str]:
+    return EXTRACTORS.names()
+
+
+@pytest.mark.parametrize("kind", _extractor_kinds())
+def test_every_extractor_kind_extracts_through_the_cleaners_build_call(kind):
+    """What RecordCleaner does with a source's extractor: build_extractor(recipe.extraction, name).extract(html),
+    for a recipe entry of each registered kind (the shipped recipe's, else the kind with its default options)."""
+    from marin_assets.data.extract.extractor_choice import ExtractorSpec, build_extractor
+
+    settings = _cleaning_recipe().extraction
+    names = [name for name, spec in settings.extractors.items() if spec.kind == kind]
+    if not names:
+        settings = settings.model_copy(update={"extractors": {**settings.extractors, "probe": ExtractorSpec(kind=kind)}})
+        names = ["probe"]
+    paragraph = " ".join(f"The river {i} runs past the old mill, and the miller counts the sacks." for i in range(12))
+    html = f"<html><head><title>t</title></head><body><article><p>{paragraph}</p></article></body></html>"
+    text = build_extractor(settings, names[0]).extract(html)
+    assert isinstance(text, str) and "the miller counts the sacks" in text, f"extractor kind {kind}: {text[:200]!r}"
+
+
+@pytest.mark.parametrize("name", family_names())
+def test_every_hash_family_signs_through_the_minhasher(name):
+    """What the dedup keys are made of: MinHasher(num_perm, shingle, seed, family).signatures(texts); a
+    near copy shares most of its signature, an unrelated text few, an empty text none."""
+    from marin_assets.data.dedup.dedup_keys import MinHasher
+
+    words = [f"w{i}" for i in range(200)]
+    base, near, other = " ".join(words), " ".join(words[:199] + ["changed"]), " ".join(reversed(words))
+    signatures, ok = MinHasher(112, 5, 1, name).signatures([base, near, other, ""])
+    assert signatures.shape[0] == 4 and list(map(bool, ok)) == [True, True, True, False], name
+    assert (signatures[0] == signatures[1]).mean() > 0.8 and (signatures[0] == signatures[2]).mean() < 0.2, name
+
+
+# Every Registry the package declares and the test above that runs its items through the platform's calls.
+COVERED_REGISTRIES = {
+    "quality filter": "test_every_filter_runs_alone_through_run_filters_and_names_its_rules",
+    "format": "test_every_format_reads_what_its_counter_counts",
+    "extractor kind": "test_every_extractor_kind_extracts_through_the_cleaners_build_call",
+    "curation step": "test_every_curation_step_is_built_shipped_and_run_through_the_platform_calls",
+    "MinHash hash family": "test_every_hash_family_signs_through_the_minhasher",
+    "law form": "test_every_law_form_fits_predicts_and_round_trips_through_the_platform_calls",
+    "architecture kind": "marin_assets_tests/train/test_architectures.py (MaxText keys, FLOPs, mesh rules per kind)",
+    "training launcher": "marin_assets_tests/train/test_training_e2e.py (local) and train_k8s/ (kubernetes)",
+}
+
+
+def test_every_registry_of_the_package_is_covered_here():
+    """A new Registry(...) anywhere in the package fails this until a conformance test runs its items."""
+    import ast
+
+    from marin_assets.core.import_graph import module_files
+
+    declared = set()
+    for path in module_files().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Registry"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                declared.add(node.args[0].value)
+    assert declared == set(COVERED_REGISTRIES), f"registries without a conformance test: {declared - set(COVERED_REGISTRIES)}"

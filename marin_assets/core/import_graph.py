@@ -5,9 +5,10 @@ One walk serves three users: asset code versions (core.code_versions), the layer
 inside functions, under TYPE_CHECKING): `import a.b`, `from a import b` (b a submodule or a name),
 and relative imports. Importing `a.b.c` runs `a/__init__` and `a/b/__init__` too, so those count.
 A module named whole by a string literal (`[sys.executable, "-m", "marin_assets.data.curate.fasttext_train"]`)
-is code the naming module runs in a subprocess: `run_graph` keeps those edges and `closure` follows
-them, so what a subprocess runs is versioned with the asset that starts it (not an import: the
-layering and cycle checks see imports only).
+is code the naming module runs in a subprocess, and a `Registry(..., package="pkg")` call imports the
+modules of pkg that import its module when it discovers its items (core.registries): `run_graph` keeps those edges and
+`closure` follows them, so what a subprocess runs or a registry discovers is versioned with the asset
+that uses it (not a static import: the layering and cycle checks see imports only).
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def _with_parents(name: str, known: dict[str, Path]) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)} & known.keys()
 
 
+def _discovered_package(call: ast.Call, files: dict[str, Path]) -> str | None:
+    """The package a `Registry(..., package="pkg")` call discovers its items in."""
+    for keyword in call.keywords:
+        if keyword.arg == "package" and isinstance(keyword.value, ast.Constant) and keyword.value.value in files:
+            return keyword.value.value
+    return None
+
+
 # package_dir -> the module files its cached import_graph was read from: closure and code_version
 # look modules up there instead of walking the folder again (one walk per load, not two per asset).
 _GRAPH_FILES: dict[Path, dict[str, Path]] = {}
@@ -54,24 +63,32 @@ _RUN_EDGES: dict[Path, dict[str, frozenset[str]]] = {}
 def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it imports directly (its own parent packages excluded)."""
     files = _GRAPH_FILES[package_dir] = module_files(package_dir)
-    graph, runs = {}, {}
+    graph, runs, discovering, direct = {}, {}, {}, {}
     for module, path in files.items():
         is_package = path.name == "__init__.py"
         found: set[str] = set()
+        direct[module] = targets = set()  # the modules named in its import statements, parents aside
         named: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in files:
                 named |= _with_parents(node.value, files)
+            elif isinstance(node, ast.Call) and (package := _discovered_package(node, files)):
+                discovering[module] = package  # Registry(kind, package="pkg"): resolved below
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     found |= _with_parents(alias.name, files)
+                    targets.add(alias.name)
             elif isinstance(node, ast.ImportFrom):
                 target = _resolve(module, is_package, node.level, node.module)
                 found |= _with_parents(target, files)
+                targets.add(target)
                 for alias in node.names:  # `from pkg import submodule`
                     found |= _with_parents(f"{target}.{alias.name}", files)
         graph[module] = frozenset(found - {module} - _with_parents(module, files))
         runs[module] = frozenset(named - {module} - _with_parents(module, files))
+    for module, package in discovering.items():  # what the registry imports: the package's modules importing it
+        found = {m for m in files if m.startswith(f"{package}.") and module in direct[m]}
+        runs[module] = runs[module] | frozenset(found - {module})
     _RUN_EDGES[package_dir] = runs
     return graph
 

@@ -11,6 +11,7 @@ import os
 import dagster as dg
 
 from marin_assets.core.checkpoint_folders import CHECKPOINTS_TAG
+from marin_assets.core.registries import Registry
 from marin_assets.tokenize.mixture_info import load_mixture_info
 from marin_assets.train.local_launcher import launch_local
 from marin_assets.train.run_folder import run_paths
@@ -22,6 +23,17 @@ MIXTURE_ASSET = dg.AssetKey("mixture")
 EVAL_SETS_DEP = dg.AssetDep(dg.AssetKey("eval_set"), partition_mapping=dg.AllPartitionMapping())
 
 
+# By ResourceConfig.launcher: the same spec trains on this machine or on every host of a TPU slice. Not
+# discovered from a package: the Kubernetes launcher's client takes seconds to import, so it stays lazy.
+LAUNCHERS = Registry("training launcher")
+
+
+@LAUNCHERS.register("local")
+def _launch_here(context, spec, storage, mixture, tpu_launcher):
+    return launch_local(context, spec, storage, mixture)
+
+
+@LAUNCHERS.register("kubernetes")
 def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
     # The Kubernetes client takes seconds to import: only a TPU launch loads it.
     from marin_assets.train.k8s.training import launch_on_tpu_slice
@@ -32,11 +44,6 @@ def _launch_on_tpu_slice(context, spec, storage, mixture, tpu_launcher):
 # A preempted trainer checkpointed and stopped: the step is retried in the same run and resumes.
 PREEMPTION_RETRIES = int(os.environ.get("MARIN_PREEMPTION_RETRIES", 3))
 
-# By ResourceConfig.launcher: the same spec trains on this machine or on every host of a TPU slice.
-LAUNCHERS = {
-    "local": lambda context, spec, storage, mixture, tpu_launcher: launch_local(context, spec, storage, mixture),
-    "kubernetes": _launch_on_tpu_slice,
-}
 
 
 def mixture_for(storage, spec):
@@ -52,7 +59,7 @@ def launch(context, spec, storage, mixture, tpu_launcher):
     # Where this run checkpoints, on the Dagster run: a failure record links its last complete checkpoint.
     context.instance.add_run_tags(context.run.run_id, {CHECKPOINTS_TAG: run_paths(storage, spec).checkpoints_dir})
     return retry_when_preempted(
-        context, lambda: LAUNCHERS[spec.resources.launcher](context, spec, storage, mixture, tpu_launcher))
+        context, lambda: LAUNCHERS.lookup(spec.resources.launcher, f"run {spec.run_name}: ")(context, spec, storage, mixture, tpu_launcher))
 
 
 def retry_when_preempted(context, train):

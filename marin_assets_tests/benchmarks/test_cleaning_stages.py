@@ -81,7 +81,7 @@ def test_stages_end_every_record_as_the_cleaner_does_and_print(tmp_path, capsys)
         counts |= {key for d in docs for key in d.step_counts}
 
         names = [t.name for t in timings]
-        on = [f"  filter {n} alone" for n in FilterSettings.model_fields if getattr(recipe.filters, n) is not None]
+        on = [f"  filter {n} alone" for n in ["reflow", *recipe.filters.filter_options()] if getattr(recipe.filters, n) is not None]
         steps = ["curation decontamination", "curation pii", "curation quality"]  # all three on in the shipped recipe
         assert names == ["read", "extract", "normalize", "language id (whole document)", *on, "filters (recipe order)",
                          *steps, "dedup keys (exact + MinHash LSH)", "write (Arrow + Parquet zstd)"]  # fmt: skip

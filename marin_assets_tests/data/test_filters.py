@@ -140,14 +140,16 @@ def test_pipeline_reports_first_failing_rule_with_filter_prefix():
 
 
 @pytest.mark.parametrize("rule,text", REPETITION_CASES)
-def test_gopher_repetition_gives_the_value_rule_values_measures(rule, text):
-    """The n-gram rules report the value that tripped them (no second count); it is rule_values' measure."""
-    from marin_assets.data.clean.filters.pipeline import FilterSettings
-    from marin_assets.data.clean.filters.rule_values import measured_value
+def test_gopher_repetition_records_the_value_its_rule_measured(rule, text):
+    """The value recorded with a rejection is the rule's own measure, which tripped its threshold."""
+    from marin_assets.data.clean.filters.gopher_repetition import GopherRepetition
 
-    found, value = gopher_repetition.check_with_value(TextView(text), GopherRepetitionConfig())
-    assert found == rule
-    if "gram" in rule:
-        assert value is not None and value == measured_value(f"gopher_repetition:{rule}", text, FilterSettings())
-    else:
-        assert value is None
+    cfg = GopherRepetitionConfig()
+    found = GopherRepetition().reject(TextView(text), cfg)
+    assert found.rule == rule
+    declared = next(r for r in GopherRepetition().rules_for(cfg) if r.name == rule)
+    view, limit = TextView(text), declared.limit(cfg)
+    assert declared.could_trip is None or declared.could_trip(view, cfg, limit)
+    measured = declared.measure(view, cfg)
+    assert declared.trips(measured, limit)
+    assert found.value == (measured if declared.digits is None else round(measured, declared.digits))

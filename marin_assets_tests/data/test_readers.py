@@ -329,13 +329,20 @@ def test_html_to_text_on_a_real_python_docs_page():
     assert len(text) < len(page.content) / 2
 
 
-def test_every_format_has_one_registered_reader_and_counter():
-    from marin_assets.data.formats.registry import READERS, reads, reader_for
-    from marin_assets.data.formats.record_counts import COUNTERS
+def test_every_shipped_format_is_one_registered_class_with_reader_and_counter():
+    from marin_assets.data.formats.format_base import FORMATS, FileFormat, format_for, register_format
     from marin_assets.data.sources.source_registry import SourceFormat
 
-    assert set(READERS) == set(SourceFormat) == set(COUNTERS)
-    with pytest.raises(ValueError, match="format 'parquet' is registered twice"):
-        reads(SourceFormat.PARQUET)(lambda path, spec, max_record_bytes: iter(()))
-    with pytest.raises(ValueError, match="source 'src': no reader: unknown format 'csv'; known: html_dir, jsonl"):
-        reader_for("csv", "src")
+    assert set(FORMATS) == set(SourceFormat)
+    for name in FORMATS:
+        fmt = FORMATS[name]
+        assert isinstance(fmt, FileFormat) and name in fmt.suffixes
+        assert type(fmt).read is not FileFormat.read and type(fmt).count is not FileFormat.count, name
+
+    class Again(FileFormat):
+        suffixes = {"parquet": (".parquet",)}
+
+    with pytest.raises(ValueError, match="format 'parquet' is registered twice: by marin_assets.data.formats.parquet and by"):
+        register_format(Again)
+    with pytest.raises(ValueError, match="source 'src': unknown format 'csv'; known: html_dir, jsonl"):
+        format_for("csv", "src")

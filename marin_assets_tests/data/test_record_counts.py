@@ -9,7 +9,8 @@ import zstandard
 
 from marin_assets.data.formats.warc import warc_resource_record, warc_warcinfo_record
 from marin_assets.data.formats.readers import read_file
-from marin_assets.data.formats.record_counts import COUNTERS, conservation, count_records
+from marin_assets.data.formats.format_base import FORMATS
+from marin_assets.data.formats.record_counts import conservation, count_records
 from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
 
 LINES = b"".join(b'{"text": "document %d"}\n' % i for i in range(3000))
@@ -65,7 +66,7 @@ def test_parquet_rows_come_from_the_metadata(tmp_path):
 
 
 def test_every_format_has_a_counter():
-    assert set(COUNTERS) == set(SourceFormat)
+    assert set(FORMATS) == set(SourceFormat)
 
 
 def test_conservation_names_what_was_lost():

@@ -1,21 +1,20 @@
 """Curation steps after the quality filters: a registry keyed by recipe section, run per document.
 
 Each step is a small class (in its own pure module) with `name` and `apply(text) -> StepOutcome`; a
-factory in STEPS builds it from the cleaning recipe, the source and the shared inputs, or returns None
-when the recipe switches it off. Inputs too large to ship per task (eval-set n-gram indexes, the
+factory registered in STEPS (step_outcome.py, `@register_step`) builds it from the cleaning recipe,
+the source and the shared inputs, or returns None when the recipe switches it off. Inputs too large to ship per task (eval-set n-gram indexes, the
 classifier's bytes) arrive as handles with `.value` (Spark broadcasts in the job), read on the worker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from marin_assets.data.curate.decontamination_step import DecontaminationStep
 from marin_assets.data.clean.pii import PiiSettingsView, PiiStep
 from marin_assets.data.curate.quality_classifier import QualityStep
-from marin_assets.data.curate.step_outcome import CurationStep, StepOutcome
+from marin_assets.data.curate.step_outcome import STEPS, CurationStep, StepOutcome, register_step
 
 
 @dataclass(frozen=True)
@@ -24,6 +23,8 @@ class CurationInputs:
     quality_model: Any = None  # .value: fastText model bytes
 
 
+# Run in this order: decontaminate the text as written, then redact, then score what will be kept.
+@register_step("decontamination", position=10)
 def _decontamination(recipe, source: str, inputs: CurationInputs):
     cfg = recipe.decontamination
     if not cfg.enabled or inputs.eval_index is None:
@@ -31,6 +32,7 @@ def _decontamination(recipe, source: str, inputs: CurationInputs):
     return DecontaminationStep(inputs.eval_index, cfg.ngram, cfg.policy, cfg.min_remaining_fraction)
 
 
+@register_step("pii", position=20)
 def _pii(recipe, source: str, inputs: CurationInputs):
     cfg = recipe.pii
     if not cfg.enabled_for(source) or not cfg.replacements:
@@ -38,19 +40,12 @@ def _pii(recipe, source: str, inputs: CurationInputs):
     return PiiStep(PiiSettingsView(dict(cfg.replacements), cfg.public_ips_only, cfg.phone_region))
 
 
+@register_step("quality", position=30)
 def _quality(recipe, source: str, inputs: CurationInputs):
     cfg = recipe.quality
     if not (cfg.score or cfg.filter) or inputs.quality_model is None:
         return None
     return QualityStep(inputs.quality_model, cfg.threshold if cfg.filter else None)
-
-
-# Run in this order: decontaminate the text as written, then redact, then score what will be kept.
-STEPS: dict[str, Callable[..., CurationStep | None]] = {
-    "decontamination": _decontamination,
-    "pii": _pii,
-    "quality": _quality,
-}
 
 
 class Curation:
@@ -73,4 +68,5 @@ class Curation:
 
 
 def build_curation(recipe, source: str, inputs: CurationInputs = CurationInputs()) -> Curation:
-    return Curation([s for factory in STEPS.values() if (s := factory(recipe, source, inputs)) is not None])
+    factories = sorted(STEPS.values(), key=lambda factory: factory.position)
+    return Curation([s for factory in factories if (s := factory(recipe, source, inputs)) is not None])

@@ -1,1 +1,1 @@
-"""One reader per raw format (formats/registry.py); `marin_assets.data.formats.readers` is the entry point that picks one."""
+"""The raw formats, one class per file (format_base.FORMATS finds them); `marin_assets.data.formats.readers` is the entry point."""

@@ -9,9 +9,9 @@ import fsspec
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources.source_files import relative_name
-from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
+from marin_assets.data.formats.format_base import FileFormat, register_format
+from marin_assets.data.sources.source_files import HTML_SUFFIXES, relative_name
+from marin_assets.data.sources.source_registry import SourceSpec
 
 def read_html_file(
     path: str, *, source: str, relative_name: str, max_record_bytes: int
@@ -42,7 +42,15 @@ def read_html_file(
     )
 
 
-@reads(SourceFormat.HTML_DIR)
-def html_dir_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
-    return read_html_file(path, source=spec.name, relative_name=relative_name(path, spec),
-                          max_record_bytes=max_record_bytes)  # fmt: skip
+@register_format
+class HtmlDir(FileFormat):
+    """A folder of HTML files, one document each."""
+
+    suffixes = {"html_dir": HTML_SUFFIXES}
+
+    def read(self, path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+        return read_html_file(path, source=spec.name, relative_name=relative_name(path, spec),
+                              max_record_bytes=max_record_bytes)  # fmt: skip
+
+    def count(self, uri: str, spec: SourceSpec) -> int:
+        return 1

@@ -17,9 +17,10 @@ from collections.abc import Iterator
 
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
-from marin_assets.data.formats.repairs import REPAIRS_KEY, may_need_repair, repair_value
+from marin_assets.data.formats.format_base import FileFormat, register_format
+from marin_assets.data.formats.record_counts import count_lines, count_lines_by_member
+from marin_assets.data.sources.source_registry import SourceSpec
+from marin_assets.data.formats.repairs import LONE_SURROGATE, REPAIRS_KEY, may_need_repair, repair_value
 from marin_assets.data.clean.file_errors import loss_detail
 from marin_assets.data.formats.streams import CorruptBlock, DecodedStream, open_decoded
 
@@ -126,10 +127,20 @@ def _parse_line(
     )
 
 
-_COMPRESSION = {SourceFormat.JSONL: None, SourceFormat.JSONL_GZ: "gzip", SourceFormat.JSONL_ZST: "zstd"}
+_COMPRESSION = {"jsonl": None, "jsonl.gz": "gzip", "jsonl.zst": "zstd"}
 
 
-@reads(*_COMPRESSION)
-def jsonl_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
-    return read_jsonl(path, source=spec.name, compression=_COMPRESSION[spec.format], text_field=spec.text_field,
-                      id_field=spec.id_field, url_field=spec.url_field, max_record_bytes=max_record_bytes)  # fmt: skip
+@register_format
+class Jsonl(FileFormat):
+    """One record per line (blank and over-long lines included); a folder takes only the declared compression."""
+
+    suffixes = {"jsonl": (".jsonl",), "jsonl.gz": (".jsonl.gz",), "jsonl.zst": (".jsonl.zst",)}
+    repairs = (LONE_SURROGATE,)
+
+    def read(self, path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+        return read_jsonl(path, source=spec.name, compression=_COMPRESSION[spec.format], text_field=spec.text_field,
+                          id_field=spec.id_field, url_field=spec.url_field, max_record_bytes=max_record_bytes)  # fmt: skip
+
+    def count(self, uri: str, spec: SourceSpec) -> int:
+        compression = _COMPRESSION[spec.format]
+        return count_lines(uri) if compression is None else count_lines_by_member(uri, compression)

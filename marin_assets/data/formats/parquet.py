@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
+from marin_assets.data.formats.format_base import FileFormat, register_format
+from marin_assets.data.sources.source_registry import SourceSpec
 
 _BATCH_ROWS = 256
 
@@ -72,7 +72,22 @@ def _row_record(values, path, row, source, text_field, id_field, url_field, max_
     )
 
 
-@reads(SourceFormat.PARQUET)
-def parquet_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
-    return read_parquet(path, source=spec.name, text_field=spec.text_field, id_field=spec.id_field,
-                        url_field=spec.url_field, max_record_bytes=max_record_bytes)  # fmt: skip
+@register_format
+class Parquet(FileFormat):
+    """One record per row (the file's metadata counts them)."""
+
+    suffixes = {"parquet": (".parquet",)}
+
+    def read(self, path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+        return read_parquet(path, source=spec.name, text_field=spec.text_field, id_field=spec.id_field,
+                            url_field=spec.url_field, max_record_bytes=max_record_bytes)  # fmt: skip
+
+    def count(self, uri: str, spec: SourceSpec) -> int:
+        with fsspec.open(uri, "rb") as f:
+            try:
+                meta = pq.ParquetFile(f)
+            except (pa.ArrowException, OSError):
+                return 1  # unopenable: one quarantined record
+            if spec.text_field not in meta.schema_arrow.names:
+                return 1  # the whole file is quarantined as missing its text column
+            return meta.metadata.num_rows or 1

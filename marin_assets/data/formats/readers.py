@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from marin_assets.data.formats import html_dir, jsonl, parquet, warc  # noqa: F401 - each registers its reader
-from marin_assets.data.formats.registry import reader_for
+from marin_assets.data.formats.format_base import format_for
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
 from marin_assets.data.formats.streams import SourceReadError
 from marin_assets.data.sources.source_files import (
@@ -27,5 +26,5 @@ DEFAULT_MAX_RECORD_BYTES = 16 * 2**20
 def read_file(
     path: str, spec: SourceSpec, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 ) -> Iterator[RawRecord | QuarantinedRecord]:
-    """The file's records, by the reader registered for the source's format (data/formats/)."""
-    return reader_for(spec.format, spec.name)(path, spec, max_record_bytes)
+    """The file's records, by the registered format the source names (data/formats/, one class each)."""
+    return format_for(spec.format, spec.name).read(path, spec, max_record_bytes)

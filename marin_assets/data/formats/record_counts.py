@@ -7,37 +7,24 @@ over-long lines included), per Parquet row (file metadata), per WARC response/re
 per HTML file; an empty or unopenable file is one (quarantined) record, and each damaged
 gzip member / zstd frame is one record (reading resumes at the next one).
 
-A new format is one counter function registered here under its SourceFormat.
+Each format's counter is its class's `count` (format_base.FileFormat); the line counting the JSONL
+formats share is here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Callable
 
 import fsspec
 
-from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
+from marin_assets.data.formats.format_base import format_for
 
-RecordCounter = Callable[[str, SourceSpec], int]
-COUNTERS: dict[SourceFormat, RecordCounter] = {}
 _CHUNK = 1 << 20
 
 
-def counts_records(*formats: SourceFormat) -> Callable[[RecordCounter], RecordCounter]:
-    def register(counter: RecordCounter) -> RecordCounter:
-        for fmt in formats:
-            COUNTERS[fmt] = counter
-        return counter
-
-    return register
-
-
-def count_records(uri: str, spec: SourceSpec) -> int:
-    counter = COUNTERS.get(spec.format)
-    if counter is None:
-        raise ValueError(f"source {spec.name!r}: no record counter for format {spec.format!r}")
-    return counter(uri, spec)
+def count_records(uri: str, spec) -> int:
+    """The file's records as its format counts them (the registered format's `count`)."""
+    return format_for(spec.format, spec.name).count(uri, spec)
 
 
 class _Lines:
@@ -60,8 +47,8 @@ class _Lines:
         return self.lines + int(self._open_line)
 
 
-@counts_records(SourceFormat.JSONL)
-def _plain_lines(uri: str, spec: SourceSpec) -> int:
+def count_lines(uri: str) -> int:
+    """Newline-terminated lines, and a last unterminated one (an empty file: one record)."""
     lines = _Lines()
     with fsspec.open(uri, "rb") as f:
         while chunk := f.read(_CHUNK):
@@ -69,8 +56,7 @@ def _plain_lines(uri: str, spec: SourceSpec) -> int:
     return lines.total()
 
 
-@counts_records(SourceFormat.JSONL_GZ, SourceFormat.JSONL_ZST)
-def _compressed_lines(uri: str, spec: SourceSpec) -> int:
+def count_lines_by_member(uri: str, compression: str) -> int:
     """Lines of the decompressed stream, member by member (gzip) or frame by frame (zstd).
 
     The readers resume after a damaged member/frame and report the damage as one record, the
@@ -79,7 +65,6 @@ def _compressed_lines(uri: str, spec: SourceSpec) -> int:
     """
     from marin_assets.data.formats.streams import CountingReader, Damage, MemberDecoder
 
-    compression = "gzip" if spec.format == SourceFormat.JSONL_GZ else "zstd"
     lines, damages = _Lines(), 0
     with fsspec.open(uri, "rb") as raw:
         for chunk in MemberDecoder(CountingReader(raw, uri), compression).chunks():
@@ -91,58 +76,6 @@ def _compressed_lines(uri: str, spec: SourceSpec) -> int:
     if damages:
         return lines.lines + damages + int(lines._open_line)
     return lines.total()
-
-
-@counts_records(SourceFormat.PARQUET)
-def _parquet_rows(uri: str, spec: SourceSpec) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    with fsspec.open(uri, "rb") as f:
-        try:
-            meta = pq.ParquetFile(f)
-        except (pa.ArrowException, OSError):
-            return 1  # unopenable: one quarantined record
-        if spec.text_field not in meta.schema_arrow.names:
-            return 1  # the whole file is quarantined as missing its text column
-        return meta.metadata.num_rows or 1
-
-
-@counts_records(SourceFormat.WARC, SourceFormat.WARC_GZ)
-def _warc_documents(uri: str, spec: SourceSpec) -> int:
-    """Response/resource records; a damaged stretch is one record, and counting resumes where the
-    WARC convention says reading does: the next gzip member after the damaged one (warc.gz), or
-    the next "WARC/1." after the last good record (plain)."""
-    from fastwarc.warc import ArchiveIterator, WarcRecordType
-
-    from marin_assets.data.formats.streams import GZIP_MAGIC, find_magic
-    from marin_assets.data.formats.warc import WARC_MAGIC
-
-    documents = WarcRecordType.response | WarcRecordType.resource
-    count, base, damaged = 0, 0, False
-    with fsspec.open(uri, "rb") as f:
-        magic = GZIP_MAGIC if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC else WARC_MAGIC
-        while True:
-            f.seek(base)
-            last = None
-            try:
-                for record in ArchiveIterator(f, record_types=documents, parse_http=False):
-                    count, last = count + 1, base + record.stream_pos
-                break
-            except OSError:
-                count, damaged = count + 1, True
-                good = last if last is not None else base - 1
-                bad_start = find_magic(f, good + 1, magic) if magic == GZIP_MAGIC else None
-                resume = find_magic(f, max(good, bad_start or 0) + 1, magic)
-                if resume is None:
-                    break
-                base = resume
-    return count if (count or damaged) else 1  # no document record at all: one quarantined record
-
-
-@counts_records(SourceFormat.HTML_DIR)
-def _one_per_file(uri: str, spec: SourceSpec) -> int:
-    return 1
 
 
 _ROW_LABELS = {"documents": "kept", "quarantine": "quarantined"}

@@ -18,8 +18,8 @@ from marin_assets.data.clean.file_errors import loss_detail
 from marin_assets.data.formats import records as r
 from marin_assets.data.formats.html import decode_html
 from marin_assets.data.formats.records import QuarantinedRecord, RawRecord
-from marin_assets.data.formats.registry import reads
-from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
+from marin_assets.data.formats.format_base import FileFormat, register_format
+from marin_assets.data.sources.source_registry import SourceSpec
 from marin_assets.data.formats.streams import GZIP_MAGIC, CountingReader, find_magic
 
 _DOCUMENT_RECORDS = WarcRecordType.response | WarcRecordType.resource
@@ -135,6 +135,36 @@ def _warc_record(warc_type: str, payload: bytes, *, date: str, content_type: str
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload + b"\r\n\r\n"
 
 
-@reads(SourceFormat.WARC, SourceFormat.WARC_GZ)
-def warc_records(path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
-    return read_warc(path, source=spec.name, max_record_bytes=max_record_bytes)
+@register_format
+class Warc(FileFormat):
+    """Response/resource records; the reader detects gzip itself, so a warc or warc.gz folder takes both."""
+
+    suffixes = {"warc": (".warc", ".warc.gz"), "warc.gz": (".warc", ".warc.gz")}
+
+    def read(self, path: str, spec: SourceSpec, max_record_bytes: int) -> Iterator[RawRecord | QuarantinedRecord]:
+        return read_warc(path, source=spec.name, max_record_bytes=max_record_bytes)
+
+    def count(self, uri: str, spec: SourceSpec) -> int:
+        """Response/resource records; a damaged stretch is one record, and counting resumes where the
+        WARC convention says reading does: the next gzip member after the damaged one (warc.gz), or
+        the next "WARC/1." after the last good record (plain)."""
+        documents = WarcRecordType.response | WarcRecordType.resource
+        count, base, damaged = 0, 0, False
+        with fsspec.open(uri, "rb") as f:
+            magic = GZIP_MAGIC if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC else WARC_MAGIC
+            while True:
+                f.seek(base)
+                last = None
+                try:
+                    for record in ArchiveIterator(f, record_types=documents, parse_http=False):
+                        count, last = count + 1, base + record.stream_pos
+                    break
+                except OSError:
+                    count, damaged = count + 1, True
+                    good = last if last is not None else base - 1
+                    bad_start = find_magic(f, good + 1, magic) if magic == GZIP_MAGIC else None
+                    resume = find_magic(f, max(good, bad_start or 0) + 1, magic)
+                    if resume is None:
+                        break
+                    base = resume
+        return count if (count or damaged) else 1  # no document record at all: one quarantined record

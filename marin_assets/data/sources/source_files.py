@@ -1,7 +1,7 @@
 """Which files a raw source has (a file, a folder or a glob; any fsspec protocol), without reading them.
 
-Apart from the readers so that listing and hashing a source (raw_corpus, the sensor, compliance)
-is not versioned with the record parsers: editing a format must not make the inventory stale.
+Apart from the readers; which files a folder contributes are the source format's suffixes, declared
+by its class (data/formats/format_base.py), so the inventory is versioned with the format classes.
 """
 
 from __future__ import annotations
@@ -10,26 +10,14 @@ import posixpath
 
 import fsspec
 
-from marin_assets.data.sources.source_registry import SourceFormat, SourceSpec
+from marin_assets.data.formats.format_base import data_suffixes, suffixes_of
+from marin_assets.data.sources.source_registry import SourceSpec
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
-
-# Files a folder URI contributes, by format. WARC readers detect gzip themselves, so a warc or
-# warc.gz folder takes both; a JSONL folder takes only the declared compression.
-SUFFIXES = {
-    SourceFormat.JSONL: (".jsonl",),
-    SourceFormat.JSONL_GZ: (".jsonl.gz",),
-    SourceFormat.JSONL_ZST: (".jsonl.zst",),
-    SourceFormat.PARQUET: (".parquet",),
-    SourceFormat.WARC: (".warc", ".warc.gz"),
-    SourceFormat.WARC_GZ: (".warc", ".warc.gz"),
-    SourceFormat.HTML_DIR: HTML_SUFFIXES,
-}
 # Compressed files hold about this many times their size in records (gzip or zstd on prose and
 # markup, Parquet with zstd): an estimate that sizes Spark partitions and never decides an output.
 COMPRESSED_EXPANSION = 4
 _COMPRESSED_SUFFIXES = (".gz", ".zst", ".parquet")
-_DATA_SUFFIXES = tuple(sorted({s for suffixes in SUFFIXES.values() for s in suffixes}, key=len, reverse=True))
 _GLOB_CHARS = "*?["
 
 
@@ -59,8 +47,8 @@ def list_source_files_and_skipped(spec: SourceSpec) -> tuple[list[str], list[str
     elif fs.isdir(path):
         found, others = [], []
         for p in fs.find(path):
-            (found if p.endswith(SUFFIXES[spec.format]) else others).append(p)
-        undeclared = sorted(p for p in others if p.endswith(_DATA_SUFFIXES))
+            (found if p.endswith(suffixes_of(spec.format)) else others).append(p)
+        undeclared = sorted(p for p in others if p.endswith(data_suffixes()))
         if undeclared:
             names = ", ".join(posixpath.relpath(p, path) for p in undeclared[:10])
             more = f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""

@@ -11,12 +11,15 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from marin_assets.core.recipes import NamedRegistry, Recipe, load_recipe
+from marin_assets.data.formats.format_base import FORMATS
 from marin_assets.data.sources.source_roots import allowed_roots, check_source_uri
 
 SOURCES_RECIPE = "sources.yaml"
 
 
 class SourceFormat(StrEnum):
+    """The shipped formats' names, for code that treats one specially; what a source may name is FORMATS."""
+
     JSONL = "jsonl"
     JSONL_GZ = "jsonl.gz"
     JSONL_ZST = "jsonl.zst"
@@ -39,13 +42,20 @@ class Provenance(Recipe):
 class SourceSpec(Recipe):
     name: str
     uri: str = Field(description="File, folder, glob, or gs:// URI; relative paths are relative to the registry file")
-    format: SourceFormat
+    format: str = Field(description="a registered format (data/formats/, one class each), e.g. jsonl, parquet, warc")
     text_field: str = "text"
     id_field: str | None = "id"
     url_field: str | None = "url"
     license: str = Field(description="SPDX license identifier, e.g. PSF-2.0, GPL-3.0-only, CC-BY-4.0")
     provenance: Provenance | None = None
     description: str = ""
+
+    @field_validator("format")
+    @classmethod
+    def _registered_format(cls, value: str) -> str:
+        if value not in FORMATS:
+            raise ValueError(f"unknown format '{value}'; known: {', '.join(FORMATS.names())}")
+        return value
 
     @field_validator("name")
     @classmethod

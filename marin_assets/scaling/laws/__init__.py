@@ -1,6 +1,7 @@
 """Registered scaling-law forms, keyed by the name a recipe uses (`fit.law`).
 
-Adding a form: one new module implementing base.LawForm, plus its line in LAWS below.
+Adding a form: one new module in this package implementing base.LawForm, its class decorated with
+`@register` (base.py); LAWS finds it (core.registries discovers the package).
 """
 
 from __future__ import annotations
@@ -8,16 +9,12 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from marin_assets.scaling.laws.base import FitError, Law, LawForm
-from marin_assets.scaling.laws.chinchilla import ChinchillaForm
-from marin_assets.scaling.laws.data_constrained import DataConstrainedForm
-
-LAWS: dict[str, LawForm] = {form.name: form for form in (ChinchillaForm(), DataConstrainedForm())}
+from marin_assets.scaling.laws.base import LAWS, FitError, Law, LawForm
 
 
 def get_form(name: str) -> LawForm:
     if name not in LAWS:
-        raise FitError(f"unknown law form {name!r}; registered: {sorted(LAWS)}")
+        raise FitError(f"unknown law form {name!r}; registered: {LAWS.names()}")
     return LAWS[name]
 
 
@@ -30,7 +27,7 @@ def source_modules() -> list[ModuleType]:
     """The modules that implement the registered forms (part of the fit assets' code version)."""
     from marin_assets.scaling.laws import base
 
-    return [sys.modules[__name__], base, *(sys.modules[type(form).__module__] for form in LAWS.values())]
+    return [sys.modules[__name__], base, *LAWS.modules()]
 
 
 __all__ = ["LAWS", "FitError", "Law", "LawForm", "get_form", "law_from_params"]

@@ -13,6 +13,17 @@ from typing import Protocol
 
 import numpy as np
 
+from marin_assets.core.registries import Registry
+
+# Every module of this package is imported on the first lookup: a new law form is one new module.
+LAWS = Registry("law form", package="marin_assets.scaling.laws")
+
+
+def register(cls):
+    """Class decorator: the form (one instance) is the recipe's `fit.law: <cls.name>`."""
+    LAWS.register(cls.name)(cls())
+    return cls
+
 
 class FitError(ValueError):
     pass

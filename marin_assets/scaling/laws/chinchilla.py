@@ -13,7 +13,7 @@ from itertools import product
 
 import numpy as np
 
-from marin_assets.scaling.laws.base import huber, positive
+from marin_assets.scaling.laws.base import huber, positive, register
 
 # Hoffmann et al.'s initialisation grid over (a, b, e, alpha, beta): 6 x 6 x 5 x 5 x 5 = 4500 starts.
 HOFFMANN_GRID = np.array(
@@ -85,6 +85,7 @@ def best_grid_points(grid, log_n, log_d, log_l, weights, delta, top_k):
     return grid[order], np.nan_to_num(scores, nan=np.inf)[order]
 
 
+@register
 class ChinchillaForm:
     name = "chinchilla"
     param_names = ("E", "A", "B", "alpha", "beta")

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from marin_assets.scaling.laws.base import FitError, numeric_compute_optimal, positive
+from marin_assets.scaling.laws.base import FitError, numeric_compute_optimal, positive, register
 from marin_assets.scaling.laws.chinchilla import HOFFMANN_GRID, ParametricLaw, best_grid_points, predict_and_jacobian
 
 R_STAR_STARTS = (1.0, 5.0, 15.0, 50.0, 200.0)  # Muennighoff et al. fit R_D* = 15.4
@@ -65,6 +65,7 @@ class DataConstrainedLaw:
         return {k: float(v) for k, v in asdict(self).items()}
 
 
+@register
 class DataConstrainedForm:
     name = "data_constrained"
     param_names = ("E", "A", "B", "alpha", "beta", "R_star")

@@ -1,8 +1,8 @@
 """Registered decoder architectures, keyed by the `kind` a model recipe names (default llama2).
 
 Adding one: a module here whose class subclasses base.DecoderArchitecture and is decorated with
-`@register("<kind>")`, plus its import below (static, so the training assets' code version covers
-it; `test_architectures` fails when a module of this folder is not imported here).
+`@register("<kind>")`; ARCHITECTURES imports every module of this package (core.registries), and the
+import graph follows that discovery, so the training assets' code version covers the new module.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Annotated, Any, Union
 
 from pydantic import Discriminator, SerializeAsAny, Tag
 
-from marin_assets.train.architectures import llama2, mixtral, qwen3  # noqa: F401  (they register)
 from marin_assets.train.architectures.base import (ARCHITECTURES, DEFAULT_KIND, DecoderArchitecture,
                                                    StepFlops)
 

@@ -16,7 +16,7 @@ from pydantic import Field, model_serializer, model_validator
 from marin_assets.core.recipes import Recipe
 from marin_assets.core.registries import Registry
 
-ARCHITECTURES = Registry("architecture kind")
+ARCHITECTURES = Registry("architecture kind", package="marin_assets.train.architectures")
 register = ARCHITECTURES.register
 
 DEFAULT_KIND = "llama2"

@@ -13,7 +13,8 @@ from collections import Counter
 from typing import NamedTuple
 
 from marin_assets.core.recipes import Recipe
-from marin_assets.data.clean.filters.text import count_sentences
+from marin_assets.data.clean.filters.filter_base import QualityFilter, Rule, cached, register
+from marin_assets.data.clean.filters.text import TextView, count_sentences
 
 CITATION_RE = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
 END_PUNCTUATION = (".", "?", "!", '"', "'")
@@ -44,6 +45,8 @@ class LineResult(NamedTuple):
     text: str  # the kept lines (the input text when a document rule failed)
     removed: dict[str, int]  # characters removed, by line rule
     chars: int  # characters in the (stripped) input lines
+    sentences: int = 0  # in the kept lines, counted up to min_num_sentences (all of them when fewer)
+    stop_line: int = 0  # the line (from 1) with lorem ipsum or a curly bracket that rejected the document
 
     @property
     def removed_frac(self) -> float:
@@ -60,7 +63,7 @@ def filter_lines(text: str, cfg: C4Config) -> LineResult:
     kept: list[str] = []
     removed: Counter = Counter()
     sentences = chars = 0
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         chars += len(line)
         # only "fewer than min_words_per_line words?" matters: split no further than that (same answer)
@@ -80,12 +83,12 @@ def filter_lines(text: str, cfg: C4Config) -> LineResult:
             continue
         lowered = line.lower()
         if cfg.filter_lorem_ipsum and "lorem ipsum" in lowered:
-            return LineResult("lorem_ipsum", text, dict(removed), chars)
+            return LineResult("lorem_ipsum", text, dict(removed), chars, sentences, number)
         if cfg.filter_javascript and "javascript" in lowered:
             removed["javascript"] += len(line)
             continue
         if cfg.filter_curly_bracket and "{" in line:
-            return LineResult("curly_bracket", text, dict(removed), chars)
+            return LineResult("curly_bracket", text, dict(removed), chars, sentences, number)
         if cfg.filter_policy and any(p in lowered for p in POLICY_SUBSTRINGS):
             removed["policy"] += len(line)
             continue
@@ -95,8 +98,50 @@ def filter_lines(text: str, cfg: C4Config) -> LineResult:
         kept.append(line)
     removed = {rule: n for rule, n in sorted(removed.items()) if n}
     if sentences < cfg.min_num_sentences:
-        return LineResult("too_few_sentences", text, removed, chars)
-    result = LineResult(None, "\n".join(kept).strip(), removed, chars)
+        return LineResult("too_few_sentences", text, removed, chars, sentences)
+    result = LineResult(None, "\n".join(kept).strip(), removed, chars, sentences)
     if cfg.max_removed_frac is not None and result.removed_frac > cfg.max_removed_frac:
         return result._replace(rule=REMOVED_CHAR_FRAC, text=text)
     return result
+
+
+def _scan(view: TextView, cfg: C4Config) -> LineResult:
+    return filter_lines(view.text, cfg)
+
+
+def _lines(view: TextView, cfg: C4Config) -> LineResult:
+    return cached(view, _scan, cfg)
+
+
+def _stopped_at(rule: str):
+    """The line (from 1) where the scan met `rule` (lorem ipsum, a curly bracket: the first one rejects); 0: none."""
+
+    def line_number(view: TextView, cfg) -> int:
+        lines = _lines(view, cfg)
+        return lines.stop_line if lines.rule == rule else 0
+
+    return line_number
+
+
+@register("c4")
+class C4(QualityFilter):
+    """A line filter: one scan over the lines (filter_lines) drops lines and measures the document rules."""
+
+    Config = C4Config
+    on_by_default, default_position = True, 30
+    rules = (
+        Rule("lorem_ipsum", _stopped_at("lorem_ipsum"), 0),
+        Rule("curly_bracket", _stopped_at("curly_bracket"), 0),
+        Rule("too_few_sentences", lambda v, c: _lines(v, c).sentences, "min_num_sentences", "<"),
+        Rule(REMOVED_CHAR_FRAC, lambda v, c: _lines(v, c).removed_frac, "max_removed_frac", digits=4),
+    )
+
+    def record(self, view: TextView, cfg, stats: dict) -> None:
+        """What the line rules removed, recorded for every document (kept or not)."""
+        lines = _lines(view, cfg)
+        stats.update(line_removed_chars=lines.removed, line_removed_frac=round(lines.removed_frac, 4))
+
+    def kept(self, view: TextView, cfg, stats: dict) -> TextView:
+        lines = _lines(view, cfg)
+        # no character removed: only blank lines and the lines' outer whitespace went, the words stay
+        return view.rewrapped(lines.text) if not lines.removed else TextView(lines.text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from marin_assets.core.recipes import Recipe
+from marin_assets.data.clean.filters.filter_base import QualityFilter, Rule, cached, register
 from marin_assets.data.clean.filters.text import TERMINAL_PUNCTUATION, TextView, find_duplicates
 
 
@@ -15,21 +16,40 @@ class FineWebConfig(Recipe):
     new_line_ratio: float = 0.3
 
 
+def _non_blank_lines(view: TextView) -> list[str]:
+    return [line for line in view.text.split("\n") if line.strip() != ""]
+
+
+def _lines(view: TextView) -> list[str]:
+    return cached(view, _non_blank_lines)
+
+
+def _share_ending_in_punctuation(view: TextView) -> float:
+    lines = _lines(view)
+    return sum(1 for line in lines if line[-1] in TERMINAL_PUNCTUATION) / len(lines)
+
+
+def _punct_ratio(view: TextView, cfg) -> float:
+    return cached(view, _share_ending_in_punctuation)
+
+
+@register("fineweb")
+class FineWeb(QualityFilter):
+    Config = FineWebConfig
+    on_by_default, default_position = True, 40
+    rules = (
+        Rule("empty", lambda v, c: len(_lines(v)), 1, "<"),
+        Rule("line_punct_ratio", _punct_ratio, "line_punct_thr", "<", digits=4,
+             could_trip=lambda v, c, limit: not (c.line_punct_exclude_zero and _punct_ratio(v, c) == 0)),
+        Rule("short_line_ratio", lambda v, c: sum(1 for line in _lines(v) if len(line) <= c.short_line_length)
+             / len(_lines(v)), "short_line_thr", digits=4),
+        Rule("char_dup_ratio", lambda v, c: find_duplicates(_lines(v))[1] / len(v.text.replace("\n", "")),
+             "char_duplicates_ratio", digits=4),
+        Rule("list_ratio", lambda v, c: v.text.count("\n") / max(v.n_words, 1), "new_line_ratio", digits=4),
+    )  # fmt: skip
+
+
 def check(text: str | TextView, cfg: FineWebConfig) -> str | None:
     """The first failing rule's name, or None. A TextView shares its words with the other filters."""
-    view = text if isinstance(text, TextView) else TextView(text)
-    text = view.text
-    lines = [line for line in text.split("\n") if line.strip() != ""]
-    if not lines:
-        return "empty"
-    ratio = sum(1 for line in lines if line[-1] in TERMINAL_PUNCTUATION) / len(lines)
-    if ratio < cfg.line_punct_thr and not (ratio == 0 and cfg.line_punct_exclude_zero):
-        return "line_punct_ratio"
-    if sum(1 for line in lines if len(line) <= cfg.short_line_length) / len(lines) > cfg.short_line_thr:
-        return "short_line_ratio"
-    if find_duplicates(lines)[1] / len(text.replace("\n", "")) > cfg.char_duplicates_ratio:
-        return "char_dup_ratio"
-    n_words = view.n_words
-    if text.count("\n") / max(n_words, 1) > cfg.new_line_ratio:
-        return "list_ratio"
-    return None
+    found = FineWeb().reject(text if isinstance(text, TextView) else TextView(text), cfg)
+    return found.rule if found else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from marin_assets.core.recipes import Recipe
+from marin_assets.data.clean.filters.filter_base import QualityFilter, Rule, cached, frac, register
 from marin_assets.data.clean.filters.text import TextView
 
 STOP_WORDS = ("the", "be", "to", "of", "and", "that", "have", "with")
@@ -47,40 +48,58 @@ def line_counts(text: str) -> tuple[int, int, int]:
     return n_lines, bullets, sum(len(ellipsis.findall(text)) for ellipsis in _ELLIPSES_AT_LINE_END)
 
 
+def _count_content_words(view: TextView) -> int:
+    return int(view.non_symbol_mask.sum())
+
+
+def _content_words(view: TextView, cfg) -> int:
+    return cached(view, _count_content_words)
+
+
+def _mean_word_length(view: TextView) -> float:
+    return float(view.word_lengths[view.non_symbol_mask].mean())
+
+
+def _avg_word_length(view: TextView, cfg) -> float:
+    return cached(view, _mean_word_length)
+
+
+def _count_lines(view: TextView) -> tuple[int, int, int]:
+    return line_counts(view.text)
+
+
+def _line_counts(view: TextView) -> tuple[int, int, int]:
+    return cached(view, _count_lines)
+
+
+@register("gopher_quality")
+class GopherQuality(QualityFilter):
+    Config = GopherQualityConfig
+    on_by_default, default_position = True, 20
+    rules = (
+        Rule("gopher_short_doc", _content_words, "min_doc_words", "<"),
+        Rule("gopher_long_doc", _content_words, "max_doc_words", ">"),
+        Rule("gopher_short_doc", _content_words, 1, "<"),  # no content word: nothing below can be measured
+        Rule("gopher_below_avg_threshold", _avg_word_length, "min_avg_word_length", "<", digits=3),
+        Rule("gopher_above_avg_threshold", _avg_word_length, "max_avg_word_length", ">", digits=3),
+        Rule("gopher_too_many_hashes", lambda v, c: v.text.count("#") / v.n_words, "max_symbol_word_ratio", digits=4),
+        Rule("gopher_too_many_ellipsis", lambda v, c: (v.text.count("...") + v.text.count("\u2026")) / v.n_words,
+             "max_symbol_word_ratio", digits=4),
+        Rule("gopher_too_many_bullets", lambda v, c: frac(_line_counts(v)[1], _line_counts(v)[0]),
+             "max_bullet_lines_ratio", digits=4),
+        Rule("gopher_too_many_end_ellipsis", lambda v, c: frac(_line_counts(v)[2], _line_counts(v)[0]),
+             "max_ellipsis_lines_ratio", digits=4),
+        Rule("gopher_below_alpha_threshold", lambda v, c: v.alpha_word_count / v.n_words,
+             "max_non_alpha_words_ratio", "<", digits=4),
+        Rule("gopher_enough_stop_words", lambda v, c: v.distinct_words_among(c.stop_words), "min_stop_words", "<"),
+    )  # fmt: skip
+
+    def kept(self, view: TextView, cfg, stats: dict) -> TextView:
+        stats["words"] = view.n_words
+        return view
+
+
 def check(view: TextView, cfg: GopherQualityConfig) -> str | None:
     """The first failing rule's name, or None."""
-    text = view.text
-    n_words = view.n_words
-    mask = view.non_symbol_mask
-    n_content_words = int(mask.sum())
-    if cfg.min_doc_words is not None and n_content_words < cfg.min_doc_words:
-        return "gopher_short_doc"
-    if cfg.max_doc_words is not None and n_content_words > cfg.max_doc_words:
-        return "gopher_long_doc"
-    if n_words == 0 or n_content_words == 0:
-        return "gopher_short_doc"
-
-    avg_word_length = float(view.word_lengths[mask].mean())
-    if cfg.min_avg_word_length is not None and avg_word_length < cfg.min_avg_word_length:
-        return "gopher_below_avg_threshold"
-    if cfg.max_avg_word_length is not None and avg_word_length > cfg.max_avg_word_length:
-        return "gopher_above_avg_threshold"
-
-    if cfg.max_symbol_word_ratio is not None:
-        if text.count("#") / n_words > cfg.max_symbol_word_ratio:
-            return "gopher_too_many_hashes"
-        if (text.count("...") + text.count("\u2026")) / n_words > cfg.max_symbol_word_ratio:
-            return "gopher_too_many_ellipsis"
-
-    n_lines, bullets, ellipsis = line_counts(text)
-    if cfg.max_bullet_lines_ratio is not None and bullets / n_lines > cfg.max_bullet_lines_ratio:
-        return "gopher_too_many_bullets"
-    if cfg.max_ellipsis_lines_ratio is not None and ellipsis / n_lines > cfg.max_ellipsis_lines_ratio:
-        return "gopher_too_many_end_ellipsis"
-
-    if cfg.max_non_alpha_words_ratio is not None and view.alpha_word_count / n_words < cfg.max_non_alpha_words_ratio:
-        return "gopher_below_alpha_threshold"
-
-    if cfg.min_stop_words is not None and view.distinct_words_among(cfg.stop_words) < cfg.min_stop_words:
-        return "gopher_enough_stop_words"
-    return None
+    found = GopherQuality().reject(view, cfg)
+    return found.rule if found else None

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from marin_assets.core.recipes import Recipe
+from marin_assets.data.clean.filters.filter_base import QualityFilter, Rule, cached, register
 from marin_assets.data.clean.filters.text import HASH_MULTIPLIER, TextView, find_duplicates
 from marin_assets.data.curate.sorted_membership import in_sorted
 
@@ -174,58 +175,91 @@ def duplicated_ngram_chars(view: TextView, n: int, prev_of: dict[int, int] | Non
     return repeated
 
 
-def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
-    """The first failing rule's name, or None."""
-    found = check_with_value(view, cfg)
-    return found[0] if found else None
+def _count_duplicates(view: TextView, by: str) -> tuple[int, int, int]:
+    parts = split_paragraphs(view.text.strip()) if by == "paragraphs" else split_lines(view.text)
+    return len(parts), *find_duplicates(parts)
 
 
-def check_with_value(view: TextView, cfg: GopherRepetitionConfig) -> tuple[str, float | None] | None:
-    """(the first failing rule, the value that tripped it), or None. The n-gram rules give their value
-    (the characters they counted, as a fraction of the text, as rule_values measures it), so a rejected
-    text is not counted again; the others give None (rule_values measures them)."""
-    text = view.text
-    if not text:
-        return "empty", None
-    paragraphs = split_paragraphs(text.strip())
-    dup_paragraphs, dup_chars = find_duplicates(paragraphs)
-    if _exceeds(dup_paragraphs / len(paragraphs), cfg.dup_para_frac):
-        return "dup_para_frac", None
-    if _exceeds(dup_chars / len(text), cfg.dup_para_char_frac):
-        return "dup_para_char_frac", None
+def _duplicates(view: TextView, by: str) -> tuple[int, int, int]:
+    """(parts, repeated parts, characters in repeated parts) of the text split into paragraphs or lines."""
+    return cached(view, _count_duplicates, by)
 
-    lines = split_lines(text)
-    dup_lines, dup_chars = find_duplicates(lines)
-    if _exceeds(dup_lines / len(lines), cfg.dup_line_frac):
-        return "dup_line_frac", None
-    if _exceeds(dup_chars / len(text), cfg.dup_line_char_frac):
-        return "dup_line_char_frac", None
 
-    n_words = view.n_words
-    bound = None  # (n, count) of the last top n-gram counted: no longer n-gram occurs more often
-    for n, frac in cfg.top_n_grams.items():
-        if n_words < n:
-            continue
-        if bound and bound[0] < n and bound[1] * int(view.ngram_char_lengths(n, 1).max()) / len(text) <= frac:
-            continue  # even the longest n-gram, that often, stays under the threshold: no need to count
+def _top_ngram_could_trip(n: int):
+    def could_trip(view: TextView, cfg, limit: float) -> bool:
+        if view.n_words < n:
+            return False
+        bound = view.shared.get("top_ngram_bound")  # (n, count) of the last top n-gram counted
+        # no longer n-gram occurs more often: even the longest n-gram, that often, may stay under the limit
+        return not (bound and bound[0] < n
+                    and bound[1] * int(view.ngram_char_lengths(n, 1).max()) / len(view.text) <= limit)
+
+    return could_trip
+
+
+def _top_ngram_frac(n: int):
+    def measure(view: TextView, cfg) -> float:
         count, chars = top_ngram(view, n)
-        if chars / len(text) > frac:
-            return f"top_{n}_gram", round(chars / len(text), 4)
-        bound = (n, count)
+        view.shared["top_ngram_bound"] = (n, count)
+        return chars / len(view.text)
 
-    if not cfg.dup_n_grams:
-        return None
+    return measure
+
+
+def _dup_ngrams_could_trip(view: TextView, cfg, limit: float) -> bool:
+    """The repeated n-grams of the shortest n cover enough text for some rule to trip (computed once)."""
+
+    return cached(view, _covers_enough, cfg)
+
+
+def _covers_enough(view: TextView, cfg) -> bool:
     first = min(cfg.dup_n_grams)
     members = _repeated_positions(view.ngram_hashes(first))
-    if repeated_cover_chars(view, members, first) / len(text) <= min(cfg.dup_n_grams.values()):
-        return None  # the repeated n-grams cover too little text for any rule to trip
-    by_n = earlier_occurrences_by_n(view, first, members)
-    found: dict[int, dict[int, int]] = {}  # n -> earlier occurrences, computed in increasing n
-    for n, frac in cfg.dup_n_grams.items():
+    view.shared["dup_ngrams"] = (earlier_occurrences_by_n(view, first, members), {})
+    return repeated_cover_chars(view, members, first) / len(view.text) > min(cfg.dup_n_grams.values())
+
+
+def _dup_ngram_frac(n: int):
+    def measure(view: TextView, cfg) -> float:
+        by_n, found = view.shared["dup_ngrams"]  # n -> earlier occurrences, computed in increasing n
         while n not in found:
             m, prev_of = next(by_n)
             found[m] = prev_of
-        chars = duplicated_ngram_chars(view, n, prev_of=found[n])  # all of them: the value users see
-        if chars / len(text) > frac:
-            return f"duplicated_{n}_n_grams", round(chars / len(text), 4)
-    return None
+        return duplicated_ngram_chars(view, n, prev_of=found[n]) / len(view.text)  # all of them: the value users see
+
+    return measure
+
+
+@register("gopher_repetition")
+class GopherRepetition(QualityFilter):
+    Config = GopherRepetitionConfig
+    on_by_default, default_position = True, 10
+    fixed_rules = (
+        Rule("empty", lambda v, c: len(v.text), 1, "<"),
+        Rule("dup_para_frac", lambda v, c: _duplicates(v, "paragraphs")[1] / _duplicates(v, "paragraphs")[0],
+             "dup_para_frac", digits=4),
+        Rule("dup_para_char_frac", lambda v, c: _duplicates(v, "paragraphs")[2] / len(v.text),
+             "dup_para_char_frac", digits=4),
+        Rule("dup_line_frac", lambda v, c: _duplicates(v, "lines")[1] / _duplicates(v, "lines")[0],
+             "dup_line_frac", digits=4),
+        Rule("dup_line_char_frac", lambda v, c: _duplicates(v, "lines")[2] / len(v.text),
+             "dup_line_char_frac", digits=4),
+    )  # fmt: skip
+
+    def rules_for(self, cfg: GopherRepetitionConfig) -> tuple[Rule, ...]:
+        """The fixed rules, then one per n-gram threshold of the options (`plan` builds them once per options)."""
+        top = (Rule(f"top_{n}_gram", _top_ngram_frac(n), frac, digits=4, could_trip=_top_ngram_could_trip(n))
+               for n, frac in cfg.top_n_grams.items())
+        dup = (Rule(f"duplicated_{n}_n_grams", _dup_ngram_frac(n), frac, digits=4, could_trip=_dup_ngrams_could_trip)
+               for n, frac in cfg.dup_n_grams.items())
+        return (*self.fixed_rules, *top, *dup)
+
+    def kept(self, view: TextView, cfg, stats: dict) -> TextView:
+        stats["words"] = view.n_words
+        return view
+
+
+def check(view: TextView, cfg: GopherRepetitionConfig) -> str | None:
+    """The first failing rule's name, or None."""
+    found = GopherRepetition().reject(view, cfg)
+    return found.rule if found else None

@@ -1,34 +1,70 @@
-"""Run the quality filters in their published order; the first failing rule rejects the document.
+"""Run the recipe's quality filters in the recipe's order; the first rule that trips rejects the document.
 
-Order as in FineWeb's pipeline: Gopher repetition, Gopher quality, C4 (which also drops lines), FineWeb.
-Hard-wrapped text is reflowed into paragraphs first (reflow.py), so every filter sees prose as prose.
-Rule names are "<filter>:<rule>", e.g. "gopher_repetition:top_2_gram". A check returns the rule
-name, or (rule, value) to report the value that tripped it; otherwise rule_values measures it.
+Default order as in FineWeb's pipeline: Gopher repetition, Gopher quality, C4 (which also drops lines),
+FineWeb. Hard-wrapped text is reflowed into paragraphs first (reflow.py), so every filter sees prose as
+prose. Filters are found by name in FILTERS (filter_base.py: one module per filter, discovered). Rule
+names are "<filter>:<rule>", e.g. "gopher_repetition:top_2_gram"; the value recorded with a rejection is
+what the rule's measure compared with its threshold.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ConfigDict, model_validator
 
 from marin_assets.core.recipes import Recipe
-from marin_assets.data.clean.filters import c4, fineweb, gopher_quality, gopher_repetition
-from marin_assets.data.clean.filters.c4 import C4Config
-from marin_assets.data.clean.filters.fineweb import FineWebConfig
-from marin_assets.data.clean.filters.gopher_quality import GopherQualityConfig
-from marin_assets.data.clean.filters.gopher_repetition import GopherRepetitionConfig
-from marin_assets.data.clean.filters.rule_values import measured_value
+from marin_assets.data.clean.filters.filter_base import FILTERS, QualityFilter
 from marin_assets.data.clean.filters.reflow import ReflowConfig, reflow
 from marin_assets.data.clean.filters.text import TextView
 
 
+def _default_filters() -> list[type[QualityFilter]]:
+    return sorted((cls for cls in FILTERS.values() if cls.on_by_default), key=lambda cls: cls.default_position)
+
+
+def _resolved_order(named: list[str]) -> list[str]:
+    """The named filters in their order; an on-by-default filter not named runs too, just before the first
+    named default filter that follows it in the default order (at the end when none does)."""
+    defaults = [cls.name for cls in _default_filters()]
+    order = list(named)
+    for name in reversed([d for d in defaults if d not in named]):
+        later = [n for n in order if n in defaults and defaults.index(n) > defaults.index(name)]
+        order.insert(order.index(later[0]) if later else len(order), name)
+    return order
+
+
 class FilterSettings(Recipe):
-    """Which filters run (null: off) and their thresholds."""
+    """`reflow` (null: off), then one entry per quality filter by its registered name: its options, or null
+    for off. A section runs its filters in its order; filters it does not name keep their default."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     reflow: ReflowConfig | None = ReflowConfig()
-    gopher_repetition: GopherRepetitionConfig | None = GopherRepetitionConfig()
-    gopher_quality: GopherQualityConfig | None = GopherQualityConfig()
-    c4: C4Config | None = C4Config()
-    fineweb: FineWebConfig | None = FineWebConfig()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _registered_filters(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        named = [name for name in data if name != "reflow"]
+        for name in named:
+            if name not in FILTERS:
+                raise ValueError(f"filters.{name}: unknown quality filter '{name}'; known: {', '.join(FILTERS.names())}")
+        out = {"reflow": data["reflow"]} if "reflow" in data else {}
+        for name in _resolved_order(named):
+            options, config = data.get(name, {}), FILTERS[name].Config
+            out[name] = options if options is None or isinstance(options, config) else config.model_validate(options)
+        return out
+
+    def filter_options(self) -> dict[str, Recipe | None]:
+        """Each quality filter's options (None: off), in the order they run."""
+        return dict(self.model_extra or {})
+
+    def pipeline(self) -> list[tuple[QualityFilter, Recipe]]:
+        """(filter, its options) in the order they run, switched-off ones left out."""
+        return [(FILTERS[name](), cfg) for name, cfg in self.filter_options().items() if cfg is not None]
 
 
 @dataclass(frozen=True)
@@ -43,6 +79,19 @@ class FilterOutcome:
         return self.reason is None
 
 
+# The settings last run and their filter objects: built once, not per document (settings are frozen).
+_PIPELINES: dict[int, tuple[FilterSettings, list[tuple[QualityFilter, Recipe]]]] = {}
+
+
+def _pipeline(settings: FilterSettings) -> list[tuple[QualityFilter, Recipe]]:
+    found = _PIPELINES.get(id(settings))
+    if found is None or found[0] is not settings:
+        if len(_PIPELINES) > 16:
+            _PIPELINES.clear()
+        found = _PIPELINES[id(settings)] = (settings, settings.pipeline())
+    return found[1]
+
+
 def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
     original = text
     stats = {"chars": len(text)}
@@ -50,32 +99,11 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
         text = reflow(text, settings.reflow)
         stats["reflowed_lines"] = original.count("\n") - text.count("\n")
     view = TextView(text)
-
-    def rejected(name: str, trip: str | tuple) -> FilterOutcome:
-        rule, value = trip if isinstance(trip, tuple) else (trip, None)  # value None: measured below
-        reason = f"{name}:{rule}"
-        if value is None:  # `text`: what this filter saw (after reflow and C4's lines)
-            value = measured_value(reason, text, settings, view if text == view.text else None)
-        return FilterOutcome(reason, original, stats, value)
-
-    if settings.gopher_repetition is not None:
-        if rule := gopher_repetition.check_with_value(view, settings.gopher_repetition):
-            return rejected("gopher_repetition", rule)
-    if settings.gopher_quality is not None:
-        if rule := gopher_quality.check(view, settings.gopher_quality):
-            return rejected("gopher_quality", rule)
-    if settings.gopher_repetition is not None or settings.gopher_quality is not None:
-        stats["words"] = view.n_words
-    if settings.c4 is not None:
-        lines = c4.filter_lines(text, settings.c4)
-        stats.update(line_removed_chars=lines.removed, line_removed_frac=round(lines.removed_frac, 4))
-        rule, text = lines.rule, lines.text
-        if rule:
-            return rejected("c4", rule)
-        # no character removed: only blank lines and the lines' outer whitespace went, the words stay
-        view = view.rewrapped(text) if not lines.removed else TextView(text)
-    if settings.fineweb is not None:
-        if rule := fineweb.check(view, settings.fineweb):
-            return rejected("fineweb", rule)
-    stats["kept_chars"] = len(text)
-    return FilterOutcome(None, text, stats)
+    for quality_filter, cfg in _pipeline(settings):
+        quality_filter.record(view, cfg, stats)
+        rejected = quality_filter.reject(view, cfg)
+        if rejected is not None:
+            return FilterOutcome(f"{quality_filter.name}:{rejected.rule}", original, stats, rejected.value)
+        view = quality_filter.kept(view, cfg, stats)
+    stats["kept_chars"] = len(view.text)
+    return FilterOutcome(None, view.text, stats)

@@ -59,6 +59,7 @@ class TextView:
     def __init__(self, text: str):
         self.text = text
         self._ngram_cache: tuple[int, np.ndarray] | None = None  # the last (n, n-gram hashes) computed
+        self.shared: dict = {}  # per-document intermediates several filter rules share (filter_base.cached)
 
     def rewrapped(self, text: str) -> TextView:
         """A view of `text`, which differs from this one's only in whitespace: same words, not split again."""

@@ -1,7 +1,8 @@
 """MinHash hash families, a recipe choice (`dedup.hash_family`): how a batch of texts becomes 32-bit
 shingle hashes, and which permutations x -> a * x + b mod 2**32 (odd a) MinHasher applies to them.
 
-One module per family registers it under its recipe name; MinHasher looks it up here. A family's
+One module per family registers it under its recipe name (`@register(name)`); FAMILIES finds every
+module of this package on its first lookup (core.registries), and MinHasher looks the family up here. A family's
 signatures decide which documents are near duplicates, so changing a family's output changes results.
 """
 
@@ -11,6 +12,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
+
+from marin_assets.core.registries import Registry
 
 
 class HashFamily(Protocol):
@@ -24,30 +27,17 @@ class HashFamily(Protocol):
         ...
 
 
-_FAMILIES: dict[str, type] = {}
+FAMILIES = Registry("MinHash hash family", package="marin_assets.data.dedup.hash_families")
 
 
 def register(name: str):
     """Class decorator: the family is the recipe's `dedup.hash_family: <name>`."""
-
-    def add(cls: type) -> type:
-        if name in _FAMILIES:
-            raise ValueError(f"hash family {name!r} is registered twice")
-        _FAMILIES[name] = cls
-        return cls
-
-    return add
+    return FAMILIES.register(name)
 
 
 def family_names() -> tuple[str, ...]:
-    return tuple(sorted(_FAMILIES))
+    return tuple(FAMILIES.names())
 
 
 def hash_family(name: str) -> HashFamily:
-    if name not in _FAMILIES:
-        raise ValueError(f"unknown MinHash hash family {name!r}; registered: {', '.join(family_names())}")
-    return _FAMILIES[name]()
-
-
-# the families register themselves on import
-from marin_assets.data.dedup.hash_families import datasketch_sha1, polynomial
+    return FAMILIES.lookup(name)()

@@ -25,7 +25,8 @@ class Extractor(Protocol):
 Resolve = Callable[[str], Extractor]
 ExtractorFactory = Callable[[Recipe, Resolve], Extractor]
 
-EXTRACTORS = Registry("extractor kind")
+# Every module of this package is imported on the first lookup: a new extractor is one new module.
+EXTRACTORS = Registry("extractor kind", package="marin_assets.data.extract.extractors")
 
 
 def register(kind: str):
