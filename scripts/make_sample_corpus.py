@@ -25,7 +25,7 @@ sys.path[:0] = [str(REPO), str(Path(__file__).resolve().parent)]
 
 from sample_corpus import dirty_web_texts as texts  # noqa: E402
 
-from marin_assets.data.sources.compliance import source_inventory  # noqa: E402
+from marin_assets.data.sources.source_inventory import source_inventory  # noqa: E402
 from marin_assets.data.formats.warc import warc_resource_record, warc_warcinfo_record  # noqa: E402
 from marin_assets.data.sources.source_registry import load_sources  # noqa: E402
 

@@ -8,7 +8,7 @@ import pytest
 from marin_assets_tests.stage_definitions import (
     cleaned_documents, counts_conserve, eval_set, quality_classifier, raw_corpus,
 )
-from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.resources.storage_resource import StorageResource
 from marin_assets_tests.local_resources import spark_resources

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from marin_assets.core.recipes import RecipeError
-from marin_assets.data.sources.compliance import CompliancePolicy, compliance_problems, load_policy, source_inventory
+from marin_assets.data.sources.compliance import CompliancePolicy, compliance_problems, load_policy
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.sources.source_registry import Provenance, SourceSpec, load_sources
 
 POLICY = CompliancePolicy(license_allowlist=["CC0-1.0", "PSF-2.0"])

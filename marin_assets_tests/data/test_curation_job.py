@@ -9,7 +9,7 @@ from marin_assets.core.recipes import PACKAGE_RECIPES
 from marin_assets_tests.stage_definitions import cleaned_documents, dedup_precision, raw_corpus
 from marin_assets.data.clean.cleaning_job import clean_source
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.curate.decontaminate import build_index
 from marin_assets.data.sources.source_registry import SourceSpec, load_sources
 from marin_assets.resources.storage_resource import StorageResource

@@ -5,7 +5,7 @@ import json
 import dagster as dg
 import pytest
 
-from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets_tests.stage_definitions import compliance, raw_corpus
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.resources.storage_resource import StorageResource

@@ -346,3 +346,17 @@ def test_every_shipped_format_is_one_registered_class_with_reader_and_counter():
         register_format(Again)
     with pytest.raises(ValueError, match="source 'src': unknown format 'csv'; known: html_dir, jsonl"):
         format_for("csv", "src")
+
+
+def test_a_source_naming_an_unregistered_format_breaks_the_data_stage_naming_file_source_and_field(tmp_path):
+    """The format check lives beside the file listing (data/sources/source_files.py), so the sources registry
+    (which every asset's code version reaches, through licenses) does not version every format reader."""
+    from marin_assets.core.recipes import RecipeError
+    from marin_assets.data.sources.source_files import require_known_formats
+    from marin_assets.data.sources.source_registry import SourceSpec, SourcesRegistry
+
+    good = SourceSpec(name="ok", uri="x.jsonl", format="jsonl", license="CC-BY-4.0")
+    require_known_formats(SourcesRegistry(sources=[good]))
+    bad = SourceSpec(name="src", uri="x.csv", format="csv", license="CC-BY-4.0")
+    with pytest.raises(RecipeError, match="sources.yaml: source 'src': format: unknown format 'csv'; known: html_dir, jsonl"):
+        require_known_formats(SourcesRegistry(sources=[good, bad]))

@@ -84,7 +84,7 @@ def test_write_json_atomic_on_gcs(gcs_emulator):
 
 def test_source_checksum_is_the_same_on_gcs_and_locally(gcs_emulator, tmp_path):
     """The one folder hash (core.storage.folder_hash) gives a gs:// source the checksum of its local copy."""
-    from marin_assets.data.sources.compliance import source_inventory
+    from marin_assets.data.sources.source_inventory import source_inventory
     from marin_assets.data.sources.source_registry import SourceSpec
 
     storage = Storage(gcs_emulator.root("src"))

@@ -104,7 +104,7 @@ def make_workspace(root: Path) -> Workspace:
 
 def refresh_checksum(ws: Workspace, source: str) -> None:
     """What a user does after editing a source on purpose: record its new checksum in the registry."""
-    from marin_assets.data.sources.compliance import source_inventory
+    from marin_assets.data.sources.source_inventory import source_inventory
     from marin_assets.data.sources.source_registry import SourceSpec
 
     path = ws.recipes_dir / "sources.yaml"

@@ -8,7 +8,8 @@ from marin_assets.core.recipes import PACKAGE_RECIPES
 from marin_assets_tests.data.registry_fixture import write_registry  # noqa: F401 (fixture)
 
 from marin_assets.core.storage import Storage
-from marin_assets.data.sources.compliance import require_sources_cleared, source_inventory
+from marin_assets.data.sources.compliance import require_sources_cleared
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.data.sources.licenses import (
     INVENTORY_NAME,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.sources.source_registry import load_sources
 
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from marin_assets.data.sources.compliance import source_inventory
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.formats.readers import list_source_files
 from marin_assets.data.sources.source_roots import require_files_within
 from marin_assets.data.sources.source_registry import load_sources

@@ -10,8 +10,9 @@ import posixpath
 
 import fsspec
 
-from marin_assets.data.formats.format_base import data_suffixes, suffixes_of
-from marin_assets.data.sources.source_registry import SourceSpec
+from marin_assets.core.recipes import RecipeError
+from marin_assets.data.formats.format_base import FORMATS, data_suffixes, suffixes_of
+from marin_assets.data.sources.source_registry import SOURCES_RECIPE, SourceSpec, SourcesRegistry
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 # Compressed files hold about this many times their size in records (gzip or zstd on prose and
@@ -27,6 +28,14 @@ class UndeclaredFilesError(ValueError):
 
 def _is_glob(uri: str) -> bool:
     return any(c in uri for c in _GLOB_CHARS)
+
+
+def require_known_formats(registry: SourcesRegistry) -> None:
+    """Refuse a registry naming a format no class in data/formats/ registers (file, source, field, known names)."""
+    for spec in registry.sources:
+        if spec.format not in FORMATS:
+            raise RecipeError(f"{SOURCES_RECIPE}: source '{spec.name}': format: unknown format '{spec.format}'; "
+                              f"known: {', '.join(FORMATS.names())}")
 
 
 def list_source_files(spec: SourceSpec) -> list[str]:

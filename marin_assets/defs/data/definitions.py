@@ -10,6 +10,8 @@ from marin_assets.core.stage_job_names import job_name_for
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.curate.quality_classifier import load_quality_classifier_recipe
 from marin_assets.data.sources.partitions import eval_set_partitions, source_partitions
+from marin_assets.data.sources.source_files import require_known_formats
+from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.defs.data.clean_assets import build_clean_assets
 from marin_assets.defs.data.dedup_check_assets import build_dedup_checks
 from marin_assets.defs.data.eval_assets import build_eval_assets
@@ -20,6 +22,7 @@ from marin_assets.defs.data.report_assets import build_report_assets
 
 def data_assets_and_checks() -> tuple[list, list]:
     """(the stage's assets, its asset checks), built from the recipes as they are now."""
+    require_known_formats(load_sources())  # a format no class registers breaks the data stage at load
     cleaning, sources = load_cleaning_recipe(), source_partitions()
     raw_assets, raw_checks = build_raw_assets(sources)
     clean_assets, clean_checks = build_clean_assets(sources, cleaning)

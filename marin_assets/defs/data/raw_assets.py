@@ -14,9 +14,8 @@ from marin_assets.core.hashing import hash_json
 from marin_assets.data.sources import source_files as file_listing
 from marin_assets.data.sources import watch
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
-from marin_assets.data.sources.compliance import (
-    INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy, source_inventory,
-)
+from marin_assets.data.sources.compliance import INVENTORY_NAME, committed_verdict, compliance_verdict, load_policy
+from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.sources.source_roots import require_files_within
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.core.metadata_tables import metadata_table
