@@ -11,7 +11,7 @@ import pytest
 
 from marin_assets.data.clean.filters.gopher_quality import GopherQualityConfig, check
 from marin_assets.data.clean.filters.text import TextView, split_words
-from marin_assets.data.clean.filters.spacy_words import rules
+from marin_assets.fastpath.words.spacy_words import rules
 from marin_assets_tests.data.test_filter_features import real_texts
 
 CASES = [
@@ -74,7 +74,7 @@ def test_shipped_rules_are_the_installed_spacys():
 def test_what_stripping_leaves_is_split_once_with_the_same_tokens(monkeypatch):
     """The affix loop's inner states are remembered (words.SpacyEnglishRules._inner): a chunk gives the
     same tokens whether what its affixes leave was met before, in another chunk, or not."""
-    import marin_assets.data.clean.filters.spacy_words as words
+    import marin_assets.fastpath.words.spacy_words as words
 
     spacy = rules()
     chunks = ['("U.S.")', '"U.S.",', "(e.g.),", "((cannot))", "(10km),", "[man-db.service];", "(==)!", "'x>=4.0'", "(x),"]

@@ -68,8 +68,8 @@ class DedupSettings(Recipe):
     seed: int = 1
     hash_family: str = Field(
         default=DEFAULT_HASH_FAMILY,
-        description="MinHash hash family (data/hash_families): polynomial (numpy hashes, fast) or datasketch "
-        "(bit-identical to datasketch MinHash, SHA-1 per shingle)",
+        description="MinHash hash family (data/dedup/hash_families): polynomial (the default: numpy hashes, fast) or "
+        "datasketch (bit-identical to datasketch MinHash, SHA-1 per shingle in fastpath/hashing)",
     )
 
     @field_validator("hash_family")

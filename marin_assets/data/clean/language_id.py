@@ -32,8 +32,8 @@ def sample_windows(text: str, samples: int, sample_chars: int) -> list[str]:
 
 @cache
 def _batch_identifier():
-    from marin_assets.data.clean.language_batch import BatchIdentifier
-    from marin_assets.data.clean.language_model import float32_table, mapped_identifier
+    from marin_assets.fastpath.langid.language_batch import BatchIdentifier
+    from marin_assets.fastpath.langid.language_model import float32_table, mapped_identifier
 
     return BatchIdentifier(mapped_identifier(), float32_table())
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from marin_assets.data.clean.filters.punctuation import PUNCTUATION, TERMINAL_PUNCTUATION
 from marin_assets.data.clean.filters.word_table import DocumentWords, document_words, split_words
-from marin_assets.data.clean.filters.spacy_words import HAS_LETTER, NON_SYMBOL
+from marin_assets.fastpath.words.spacy_words import HAS_LETTER, NON_SYMBOL
 
 __all__ = ["PUNCTUATION", "TERMINAL_PUNCTUATION", "TextView", "count_sentences", "find_duplicates",
            "retained_fraction", "split_words"]  # fmt: skip

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from marin_assets.data.clean.filters.spacy_words import rules, word_class
+from marin_assets.fastpath.words.spacy_words import rules, word_class
 
 # Distinct chunks per table. A Debian worker sees ~435k distinct chunks and ~300k words in 40k documents.
 _MEMO_MAX = 600_000

@@ -10,13 +10,14 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from marin_assets.data.clean import cleaning_rows, language_batch
+from marin_assets.data.clean import cleaning_rows
+from marin_assets.fastpath.langid import language_batch
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean.cleaning_rows import RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema
 from marin_assets.data.clean.language_id import (
     _identifier, document_language, drop_foreign_paragraphs, identify_language, identify_languages, sample_windows,
 )
-from marin_assets.data.clean.language_batch import BatchIdentifier
+from marin_assets.fastpath.langid.language_batch import BatchIdentifier
 from marin_assets.data.formats.readers import list_source_files, read_file
 from marin_assets.data.sources.source_registry import load_sources
 

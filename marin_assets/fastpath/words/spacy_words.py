@@ -19,10 +19,10 @@ import re
 from functools import cache
 from pathlib import Path
 
-from marin_assets.data.clean.filters.ascii_regex import ascii_only
-from marin_assets.data.clean.filters.infix_search import all_matches
+from marin_assets.fastpath.words.ascii_regex import ascii_only
+from marin_assets.fastpath.words.infix_search import all_matches
 from marin_assets.data.clean.filters.punctuation import PUNCTUATION
-from marin_assets.data.clean.filters.suffix_search import end_anchored_search
+from marin_assets.fastpath.words.suffix_search import end_anchored_search
 
 RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
 NON_SYMBOL, HAS_LETTER = 1, 2  # word class bits (word_class)
