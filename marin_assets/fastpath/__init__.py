@@ -5,7 +5,7 @@ Nothing outside this folder may reach into a dependency's or the standard librar
 behind a recipe switch whose other value is the library it re-implements, with equivalence tests
 (marin_assets_tests/fastpath/) and, for each private use, a tripwire test naming the installed version
 when an upgrade changes what it relies on (marin_assets_tests/fastpath/test_tripwires.py):
-- words/    spaCy's blank English tokenizer without spaCy (`filters.words: fast | spacy`);
+- words/    spaCy's blank English tokenizer without spaCy (`words: fast | spacy`);
 - langid/   py3langid's classifier over many windows in numpy (`language.identifier: fast | py3langid`);
 - hashing/  SHA-1 as a compiled JAX kernel for the datasketch-compatible MinHash family
             (`dedup.hash_family: datasketch`; the default `polynomial` needs none of it);

@@ -43,19 +43,20 @@ class FilterOutcome:
         return self.reason is None
 
 
-def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
+def run_filters(text: str, settings: FilterSettings, words: str = "fast") -> FilterOutcome:
+    """words: the word splitter (cleaning.yaml `words`): fast (fastpath/words) or spacy (spaCy itself)."""
     original = text
     stats = {"chars": len(text)}
     if settings.reflow is not None:
         text = reflow(text, settings.reflow)
         stats["reflowed_lines"] = original.count("\n") - text.count("\n")
-    view = TextView(text)
+    view = TextView(text, words)
 
     def rejected(name: str, trip: str | tuple) -> FilterOutcome:
         rule, value = trip if isinstance(trip, tuple) else (trip, None)  # value None: measured below
         reason = f"{name}:{rule}"
         if value is None:  # `text`: what this filter saw (after reflow and C4's lines)
-            value = measured_value(reason, text, settings, view if text == view.text else None)
+            value = measured_value(reason, text, settings, view if text == view.text else TextView(text, words))
         return FilterOutcome(reason, original, stats, value)
 
     if settings.gopher_repetition is not None:
@@ -73,7 +74,7 @@ def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
         if rule:
             return rejected("c4", rule)
         # no character removed: only blank lines and the lines' outer whitespace went, the words stay
-        view = view.rewrapped(text) if not lines.removed else TextView(text)
+        view = view.rewrapped(text) if not lines.removed else TextView(text, words)
     if settings.fineweb is not None:
         if rule := fineweb.check(view, settings.fineweb):
             return rejected("fineweb", rule)

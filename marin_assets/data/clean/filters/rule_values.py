@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from marin_assets.data.clean.filters import c4
 from marin_assets.data.clean.filters.gopher_repetition import duplicated_ngram_chars, top_ngram_chars
-from marin_assets.data.clean.filters.text import TERMINAL_PUNCTUATION, TextView, count_sentences, find_duplicates, split_words
+from marin_assets.data.clean.filters.text import TERMINAL_PUNCTUATION, TextView, count_sentences, find_duplicates
 
 _PARAGRAPHS, _LINES = re.compile(r"\n{2,}"), re.compile(r"\n+")
 
@@ -84,7 +84,7 @@ MEASURES: dict[str, Callable[[TextView, object], float]] = {
     "fineweb:line_punct_ratio": lambda v, s: _frac(
         sum(line[-1] in TERMINAL_PUNCTUATION for line in _fineweb_lines(v) if line), len(_fineweb_lines(v))),
     "fineweb:char_dup_ratio": lambda v, s: _frac(find_duplicates(_fineweb_lines(v))[1], len(v.text.replace("\n", ""))),
-    "fineweb:list_ratio": lambda v, s: _frac(v.text.count("\n"), max(len(split_words(v.text)), 1)),
+    "fineweb:list_ratio": lambda v, s: _frac(v.text.count("\n"), max(v.n_words, 1)),
 }  # fmt: skip
 
 

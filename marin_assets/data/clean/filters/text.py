@@ -1,7 +1,8 @@
 """Shared text pieces for the quality filters: one tokenisation per document, reused by all filters.
 
 Punctuation sets are those of datatrove (punctuation.py) so that decisions can be compared with its
-filters. Words are datatrove's too: spaCy's English tokenizer, run without spaCy (words.py).
+filters. Words are datatrove's too: spaCy's English tokenizer, run without spaCy (fastpath/words) or,
+with `words: spacy`, by spaCy itself (spacy_tokenizer.py).
 """
 
 from __future__ import annotations
@@ -56,20 +57,21 @@ HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 class TextView:
     """One document's text with its tokenisation computed once and shared by every filter."""
 
-    def __init__(self, text: str):
-        self.text = text
+    def __init__(self, text: str, words: str = "fast"):
+        """words: the splitter (cleaning.yaml `words`): `fast` (fastpath/words) or `spacy` (spaCy itself)."""
+        self.text, self.words_splitter = text, words
         self._ngram_cache: tuple[int, np.ndarray] | None = None  # the last (n, n-gram hashes) computed
 
     def rewrapped(self, text: str) -> TextView:
         """A view of `text`, which differs from this one's only in whitespace: same words, not split again."""
-        view = TextView(text)
+        view = TextView(text, self.words_splitter)
         if "_split" in self.__dict__:
             view._split = self._split
         return view
 
     @cached_property
     def _split(self) -> DocumentWords:
-        return document_words(self.text)
+        return document_words(self.text, self.words_splitter)
 
     @cached_property
     def words(self) -> list[str]:
