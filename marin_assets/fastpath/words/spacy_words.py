@@ -8,8 +8,10 @@ installed spaCy): per whitespace-separated chunk, special cases ("cannot" -> "ca
 "e.g."), then prefixes and suffixes stripped one at a time, then URL-like chunks kept whole, then
 infixes split. The special-case matcher spaCy runs afterwards is applied within a chunk.
 
-A chunk's tokens depend on the chunk alone and chunks recur across documents: word_table.py splits
-each distinct chunk once per process and turns documents into word ids.
+A chunk's tokens depend on the chunk alone and chunks recur across documents: data/clean/filters/word_table.py
+splits each distinct chunk once per process and turns documents into word ids. The library this stands
+for is cleaning.yaml `words: spacy` (data/clean/filters/spacy_tokenizer.py); fastpath/test_switches.py
+keeps the two equal on real text.
 """
 
 from __future__ import annotations
