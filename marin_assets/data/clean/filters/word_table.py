@@ -1,13 +1,15 @@
 """A document's words as numpy gathers over a per-process table of the chunks and words seen so far.
 
-The Gopher filters need, per word, its hash, its length and its class (words.word_class), plus the
+The Gopher filters need, per word, its hash, its length and its class (spacy_words.word_class), plus the
 word count. A chunk's words depend on the chunk alone and chunks recur across documents, so each
-distinct chunk is split once per process (words.py) and each distinct word measured once; a
+distinct chunk is split once per process (fastpath/words) and each distinct word measured once; a
 document then costs one dict lookup per chunk (inside `map`, in C) and array gathers, with no
 Python step per word. The word strings are only built when asked for (DocumentWords.strings).
 
 The table is append-only, so a document's ids stay valid while the table grows; when it is full a
-new table replaces it between documents, and documents split earlier keep the old one.
+new table replaces it between documents, and documents split earlier keep the old one. With
+cleaning.yaml `words: spacy` spaCy splits each whole text (spacy_tokenizer.py) and a table of its own
+only measures the words.
 """
 
 from __future__ import annotations
@@ -95,7 +97,6 @@ class WordTable:
         ends = np.cumsum(count)  # chunk i's words are positions first[i] .. first[i] + count[i] - 1
         positions = np.arange(total) + np.repeat(first - (ends - count), count)
         return DocumentWords(self, self.chunk_words.values[positions])
-
 
     def of_words(self, words: list[str]) -> DocumentWords:
         """A document given as its words (split elsewhere), as ids into this table."""
