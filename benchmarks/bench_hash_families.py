@@ -12,7 +12,7 @@ datasketch itself, on the same peer-like documents (peer_corpus.py) with word 5-
 - speed in process, one core each: signatures + band keys + LSH edges + clustering, docs/s, rounds
   alternating family by family with datasketch (MinHash + MinHashLSH), the load printed before each.
 
-    .venv/bin/python benchmarks/bench_hash_families.py [--docs 4000] [--repeat 3] [--threshold 0.7]
+    .venv/bin/python benchmarks/bench_hash_families.py [--docs 4000] [--repeat 3] [--threshold 0.7] [--no-quality]
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--corpus-docs", type=int, default=10_000, help="the peer-like build whose first --docs are used")
     parser.add_argument("--repeat", type=int, default=harness.MIN_REPEATS)
     parser.add_argument("--threshold", type=float, default=0.7)
+    parser.add_argument("--no-quality", dest="quality", action="store_false", help="speed rounds only")
     args = parser.parse_args()
     docs = peer_corpus.load_or_build(args.corpus_docs)[: args.docs]  # a prefix of a cached build
     print(peer_corpus.describe(peer_corpus.corpus_stats(docs)))
@@ -87,7 +88,8 @@ def main() -> None:
     run_ours(docs[:100])  # compile or load the kernels once, outside the rounds
     HASH_FAMILY["name"] = FAMILIES[1]
     run_ours(docs[:100])
-    quality(docs, args.threshold)
+    if args.quality:
+        quality(docs, args.threshold)
     speed(docs, args.repeat)
 
 
