@@ -115,15 +115,16 @@ def cleaner_stages(cleaner: RecordCleaner) -> list[Stage]:
 
     def language_many(docs: list[Doc]) -> None:  # clean_batches identifies a batch's documents in one call
         for doc, (found, score) in zip(docs, identify_languages([d.text for d in docs], lang.samples,
-                                                                lang.sample_chars), strict=True):  # fmt: skip
+                                                                lang.sample_chars, lang.identifier), strict=True):  # fmt: skip
             if reason := language_rejection(found, score, lang.allowlist, lang.min_score):
                 doc.end(REJECTED, reason)
 
     def paragraphs(doc: Doc) -> None:
-        doc.text = drop_foreign_paragraphs(doc.text, lang.allowlist, lang.paragraph_min_chars, lang.min_score).text
+        doc.text = drop_foreign_paragraphs(doc.text, lang.allowlist, lang.paragraph_min_chars, lang.min_score,
+                                           lang.identifier).text
 
     def filters(doc: Doc) -> None:
-        outcome = run_filters(doc.text, recipe.filters)
+        outcome = run_filters(doc.text, recipe.filters, recipe.words)
         if outcome.kept:
             doc.text = outcome.text
         else:

@@ -32,7 +32,7 @@ FILE_SECONDS = {
     "marin_assets_tests/scaling/test_scaling_run.py": 75,  # + the chosen run's HF export and logits check (estimated)
     "marin_assets_tests/scaling/test_comparison.py": 45,  # estimated: 125 s serial on a machine at load ~20
     "marin_assets_tests/security/test_bind_address.py": 37,
-    "marin_assets_tests/train/test_trainer_quiet.py": 36,
+    "marin_assets_tests/fastpath/test_trainer_quiet.py": 36,
     "marin_assets_tests/tokenize/test_maxtext_training.py": 35,
     "marin_assets_tests/governance/test_waiting_cli.py": 29,
     "marin_assets_tests/scaling/test_external.py": 23,

@@ -1,4 +1,4 @@
-"""Write marin_assets/data/clean/filters/spacy_en_rules.json: spaCy's English tokenizer rules, as data.
+"""Write marin_assets/fastpath/words/spacy_en_rules.json: spaCy's English tokenizer rules, as data.
 
     .venv/bin/python scripts/make_spacy_en_rules.py   (needs spaCy: the bench group installs it with datatrove)
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "marin_assets/data/clean/filters/spacy_en_rules.json"
+OUT = Path(__file__).resolve().parents[1] / "marin_assets/fastpath/words/spacy_en_rules.json"
 
 
 def main() -> None:

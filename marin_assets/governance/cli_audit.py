@@ -10,7 +10,7 @@ from marin_assets.governance.audit import build_audit, locate_run_output, render
 from marin_assets.governance.cli_common import add_storage_argument, resolve_storage
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands) -> None:  # commands: what ArgumentParser.add_subparsers() returns (a private class)
     parser = commands.add_parser("audit", help="audit a training run down to its raw sources")
     parser.add_argument("run", help="training_run partition (run name)")
     parser.add_argument("--checkpoint-uri", help="output folder of the run (default: from the Dagster instance, "

@@ -9,7 +9,7 @@ from marin_assets.governance.cli_common import add_storage_argument, resolve_sto
 from marin_assets.governance.failure_catalog import failure_markdown, list_failures, search_failures, summary_rows
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands) -> None:  # commands: what ArgumentParser.add_subparsers() returns (a private class)
     parser = commands.add_parser("failures", help="list and search recorded run failures")
     actions = parser.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="newest failures first")

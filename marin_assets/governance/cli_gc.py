@@ -8,7 +8,7 @@ from marin_assets.governance.cli_common import add_storage_argument, resolve_sto
 from marin_assets.governance.leftovers import DEFAULT_RETENTION_HOURS, find_leftovers, remove_leftovers
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands) -> None:  # commands: what ArgumentParser.add_subparsers() returns (a private class)
     parser = commands.add_parser("gc", help="remove *.staging-* and *.superseded-* folders older than the retention")
     parser.add_argument("--retention-hours", type=float, default=DEFAULT_RETENTION_HOURS,
                         help=f"keep leftovers younger than this (default {DEFAULT_RETENTION_HOURS:g}, "

@@ -14,7 +14,7 @@ from marin_assets.governance.cli_common import add_storage_argument, resolve_sto
 from marin_assets.train.baseline import DEFAULT_TOLERANCE, refresh_baseline
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands) -> None:  # commands: what ArgumentParser.add_subparsers() returns (a private class)
     parser = commands.add_parser("baseline", help="loss-curve baselines of training runs")
     actions = parser.add_subparsers(dest="action", required=True)
     refresh = actions.add_parser(

@@ -27,6 +27,7 @@ import traceback
 
 import yaml
 
+from marin_assets.fastpath.maxtext import preemption_hook
 from marin_assets.train import trainer_guard
 from marin_assets.train.checkpoint_check import newest_good_checkpoint
 from marin_assets.train.attempt_timeline import AttemptClock, append_attempt
@@ -34,7 +35,7 @@ from marin_assets.train.checkpoints import checkpoint_uri, latest_checkpoint_ste
 from marin_assets.train.device_memory import cpu_peak_tflops, peak_device_memory
 from marin_assets.train.lease import lease_from_env
 from marin_assets.train.metrics import EvalMetric, StepMetric, parse_line
-from marin_assets.train.trainer_quiet import quiet_optional_dependencies
+from marin_assets.fastpath.maxtext.trainer_quiet import quiet_optional_dependencies
 from marin_assets.train.wandb_tracking import describe, finish_run
 
 EXIT_PREEMPTED = 3
@@ -115,7 +116,7 @@ def run(config_path: str, log_file: str | None) -> dict:
         quiet_optional_dependencies()  # before MaxText imports: no notices about packages it does not use
         from maxtext.trainers.pre_train import train
 
-        trainer_guard.preemption_checkpoints(preemption)
+        preemption_hook.preemption_checkpoints(preemption)
         verdict = newest_good_checkpoint(checkpoints_dir, lambda msg: _warn(report, msg))
         try:
             train.main(["train", config_path])

@@ -5,7 +5,7 @@
   died before prctl ran).
 - SIGTERM (what GKE sends a preempted pod) or SIGINT (Dagster forwarding a run termination) asks
   for a preemption stop: MaxText finishes the current step, writes a checkpoint of it and stops
-  (`preemption_checkpoints`). Repeated signals change nothing; no stop within `PREEMPT_GRACE_S`
+  (`fastpath.maxtext.preemption_hook`). Repeated signals change nothing; no stop within `PREEMPT_GRACE_S`
   exits hard (a cluster's own SIGKILL after its grace period does the same).
 - The watchdog heartbeats the run folder's lease; if another run took it over, this trainer exits
   at once rather than write into a folder it no longer owns. No failure of its own (a log write on a
@@ -114,41 +114,3 @@ def watch_once(parent_pid: int | None, lease: RunLease | None, state: dict) -> N
 def parent_pid_from_env(environ=os.environ) -> int | None:
     value = environ.get(PARENT_ENV)
     return int(value) if value else None
-
-
-def preemption_checkpoints(preemption: Preemption) -> None:
-    """Make MaxText save a checkpoint of the step it just finished and stop, once preemption is asked.
-
-    MaxText's own preemption path needs JAX's distributed preemption service (absent on one CPU host),
-    so this wraps `checkpointing.maybe_save_checkpoint`, which the train loop calls after every step.
-    With several processes (a multi-host slice) MaxText's own path decides instead (the run's config
-    has enable_autocheckpoint): JAX's preemption sync point answers the same on every host, so all of
-    them save the same step and stop together; a host that stopped on its own signal alone would
-    leave the others waiting in the save's collectives. This wrapper then only records the step.
-    """
-    import jax
-    from maxtext.common import checkpointing
-    from maxtext.utils import exceptions
-
-    original = checkpointing.maybe_save_checkpoint
-
-    def maybe_save_checkpoint(checkpoint_manager, state, config, data_iterator, step=None):
-        if jax.process_count() > 1:
-            try:
-                original(checkpoint_manager, state, config, data_iterator, step)
-            except exceptions.StopTraining:
-                preemption.signal_name = preemption.signal_name or "SIGTERM (preemption sync point)"
-                preemption.checkpoint_step = int(step) if step is not None else None
-                raise
-            return
-        original(checkpoint_manager, state, config, data_iterator, step)
-        if step is None or checkpoint_manager is None or not preemption.requested.is_set():
-            return
-        step = int(step)
-        if step not in checkpointing.all_steps(checkpoint_manager):
-            checkpointing.save_checkpoint(checkpoint_manager, step, state, config, data_iterator, force=True)
-        checkpointing.wait_until_finished(checkpoint_manager)
-        preemption.checkpoint_step = step
-        raise exceptions.StopTraining(f"preempted ({preemption.signal_name}); checkpoint {step} saved")
-
-    checkpointing.maybe_save_checkpoint = maybe_save_checkpoint

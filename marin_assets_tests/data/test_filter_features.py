@@ -25,7 +25,7 @@ from marin_assets.data.clean.filters.gopher_repetition import (
     repeated_cover_chars, split_lines, split_paragraphs, top_ngram_chars,
 )
 from marin_assets.data.clean.filters.text import PUNCTUATION, TextView, split_words
-from marin_assets.data.clean.filters.spacy_words import rules
+from marin_assets.fastpath.words.spacy_words import rules
 from marin_assets.data.clean.normalize import normalize_text
 from marin_assets.data.formats.readers import RawRecord, list_source_files, read_file
 from marin_assets.data.sources.source_registry import load_sources

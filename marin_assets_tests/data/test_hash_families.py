@@ -1,5 +1,6 @@
 """MinHash hash families: the registry, the recipe setting, and the `datasketch` family's bit-identity
-with datasketch's own MinHash (which the `polynomial` family does not have)."""
+with datasketch's own MinHash (which the default `polynomial` family does not have, nor need: both are
+judged by precision and recall against exact Jaccard in test_hash_family_quality.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from datasketch import MinHash
 from datasketch.hashfunc import sha1_hash32
 from datasketch.minhash import _fmix
 
-from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, DedupSettings
+from marin_assets.data.clean.cleaning_recipe import CleaningRecipe, DedupSettings, load_cleaning_recipe
 from marin_assets.data.dedup.dedup_keys import MinHasher, band_key_matrix
 from marin_assets.data.dedup.hash_families import family_names, hash_family, register
 from marin_assets.data.dedup.hash_families.datasketch_sha1 import fmix32
-from marin_assets.data.dedup.hash_families.sha1_kernel import CHUNKS, sha1_hash32_slices
+from marin_assets.fastpath.hashing.sha1_kernel import CHUNKS, sha1_hash32_slices
 from marin_assets.data.dedup.hash_families.lowercase_words import UNICODE_SPACES, lowered, space_mask, word_spans
 from marin_assets.data.dedup.lsh_bands import bands_array
 
@@ -114,9 +115,11 @@ def test_registry_refuses_unknown_and_duplicate_names():
         register("datasketch")(type("Another", (), {}))
 
 
-def test_recipe_default_is_the_datasketch_family_and_unknown_names_fail():
-    assert CleaningRecipe().dedup.hash_family == "datasketch"
-    assert DedupSettings(hash_family="polynomial").hash_family == "polynomial"
+def test_recipe_default_is_the_polynomial_family_and_unknown_names_fail():
+    """Issue 52: the fast family by default (its quality: test_hash_family_quality.py); datasketch on request."""
+    assert CleaningRecipe().dedup.hash_family == "polynomial"
+    assert load_cleaning_recipe().dedup.hash_family == "polynomial"  # the shipped recipe says so too
+    assert DedupSettings(hash_family="datasketch").hash_family == "datasketch"
     with pytest.raises(ValueError, match="unknown MinHash hash family"):
         DedupSettings(hash_family="sha3")
 

@@ -115,7 +115,7 @@ def test_a_cleaning_run_on_native_parquet_conserves_and_matches_the_python_reade
 
 @pytest.mark.parametrize("name", ["a b.parquet", "ü#%.parquet"])
 def test_spark_names_a_file_as_qualified_uri_says(spark, tmp_path, name):
-    from marin_assets.data.formats.native_parquet import qualified_uri, same_file_key
+    from marin_assets.data.formats.native_parquet import qualified_uri, same_file_key  # re-exported from fastpath
 
     path = tmp_path / name
     pq.write_table(pa.table({"text": ["x"]}), path)

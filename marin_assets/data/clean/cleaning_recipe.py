@@ -12,6 +12,7 @@ from marin_assets.data.curate.curation_recipe import DecontaminationSettings, De
 from marin_assets.data.dedup.dedup_keys import DEFAULT_HASH_FAMILY
 from marin_assets.data.extract.extractor_choice import ExtractionSettings
 from marin_assets.data.clean.filters.pipeline import FilterSettings
+from marin_assets.data.clean.filters.spacy_tokenizer import spacy_installed
 from marin_assets.data.dedup.hash_families import hash_family
 
 CLEANING_RECIPE = "cleaning.yaml"
@@ -49,6 +50,9 @@ class LanguageSettings(Recipe):
     sample_chars: int = Field(default=500, ge=20, description="characters per window")
     drop_paragraphs: bool = Field(default=False, description="drop paragraphs identified outside the allowlist")
     paragraph_min_chars: int = Field(default=100, ge=1, description="shorter paragraphs are never dropped")
+    identifier: Literal["fast", "py3langid"] = Field(
+        default="fast", description="fast: py3langid's classifier over many windows at once (fastpath/langid), "
+        "the same probabilities; py3langid: its own LanguageIdentifier.classify, window by window")
     max_foreign_paragraph_share: float | None = Field(
         default=None, ge=0.0, le=1.0,
         description="reject a document (language:foreign_paragraphs) when more than this share of its identifiable "
@@ -68,8 +72,8 @@ class DedupSettings(Recipe):
     seed: int = 1
     hash_family: str = Field(
         default=DEFAULT_HASH_FAMILY,
-        description="MinHash hash family (data/hash_families): polynomial (numpy hashes, fast) or datasketch "
-        "(bit-identical to datasketch MinHash, SHA-1 per shingle)",
+        description="MinHash hash family (data/dedup/hash_families): polynomial (the default: numpy hashes, fast) or "
+        "datasketch (bit-identical to datasketch MinHash, SHA-1 per shingle in fastpath/hashing)",
     )
 
     @field_validator("hash_family")
@@ -92,12 +96,22 @@ class CleaningRecipe(Recipe):
     normalize: NormalizeSettings = NormalizeSettings()
     language: LanguageSettings = LanguageSettings()
     filters: FilterSettings = FilterSettings()
+    words: Literal["fast", "spacy"] = Field(
+        default="fast", description="the words the filters count: fast: spaCy's English tokenizer re-implemented "
+        "(fastpath/words); spacy: spaCy's own spacy.blank('en') tokenizer, text by text (needs spaCy: the bench group)")
     dedup: DedupSettings = DedupSettings()
     # curation steps after the filters (data/curation.py) and the dedup precision check
     decontamination: DecontaminationSettings = DecontaminationSettings()
     pii: PiiSettings = PiiSettings()
     quality: QualitySettings = QualitySettings()
     dedup_precision: DedupPrecisionSettings = DedupPrecisionSettings()
+
+    @field_validator("words")
+    @classmethod
+    def _splitter_installed(cls, words: str) -> str:
+        if words == "spacy" and not spacy_installed():
+            raise ValueError("words: spacy needs spaCy installed (`uv sync --group bench`); `fast` needs nothing")
+        return words
 
 
 def load_cleaning_recipe(path: str = CLEANING_RECIPE) -> CleaningRecipe:

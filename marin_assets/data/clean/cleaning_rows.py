@@ -170,7 +170,7 @@ class RecordCleaner:
         cfg = self.recipe.language
         if not cfg.allowlist:
             return [None] * len(texts)
-        return identify_languages(texts, cfg.samples, cfg.sample_chars)
+        return identify_languages(texts, cfg.samples, cfg.sample_chars, cfg.identifier)
 
     def _finish(self, row: dict, text: str, language: tuple[str, float] | None) -> dict:
         """Language rules, quality filters, curation and the exact key, on a row _prepare left open;
@@ -179,7 +179,7 @@ class RecordCleaner:
         if reason:
             row.update(reason=reason, value=value)
             return added
-        outcome = run_filters(text, self.recipe.filters)
+        outcome = run_filters(text, self.recipe.filters, self.recipe.words)
         if "line_removed_frac" in outcome.stats:  # what line rules removed, per document (kept or not)
             added.update({k: outcome.stats[k] for k in ("line_removed_frac", "line_removed_chars")})
         if not outcome.kept:
@@ -210,7 +210,8 @@ class RecordCleaner:
         reason = language_rejection(lang, score, cfg.allowlist, cfg.min_score)
         limit = cfg.max_foreign_paragraph_share
         if reason is None and (cfg.drop_paragraphs or limit is not None):
-            dropped = drop_foreign_paragraphs(text, cfg.allowlist, cfg.paragraph_min_chars, cfg.min_score)
+            dropped = drop_foreign_paragraphs(text, cfg.allowlist, cfg.paragraph_min_chars, cfg.min_score,
+                                              cfg.identifier)
             share = round(dropped.foreign_share, 4)
             metadata["language_foreign_paragraph_share"] = share  # per document, labelled in the allowlist or not
             if limit is not None and share > limit:

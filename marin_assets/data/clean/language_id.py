@@ -4,7 +4,8 @@ A prefix is not enough: a page can start with an English menu and continue in Ge
 is sampled at evenly spaced windows from start to end, each window is identified, and a language's
 document score is the length-weighted mean of its windows' probabilities (0 where a window went
 to another language). Optionally paragraphs in a language outside the allowlist are dropped.
-The windows of many documents are classified in one batch (language_batch: py3langid's model, same results).
+The windows of many documents are classified in one batch (fastpath/langid: py3langid's model, same results);
+`language.identifier: py3langid` asks py3langid's own LanguageIdentifier.classify, window by window, instead.
 """
 
 from __future__ import annotations
@@ -32,21 +33,35 @@ def sample_windows(text: str, samples: int, sample_chars: int) -> list[str]:
 
 @cache
 def _batch_identifier():
-    from marin_assets.data.clean.language_batch import BatchIdentifier
-    from marin_assets.data.clean.language_model import float32_table, mapped_identifier
+    from marin_assets.fastpath.langid.language_batch import BatchIdentifier
+    from marin_assets.fastpath.langid.language_model import float32_table, mapped_identifier
 
     return BatchIdentifier(mapped_identifier(), float32_table())
 
 
-def identify_language(text: str, samples: int = 5, sample_chars: int = 500) -> tuple[str, float]:
+IDENTIFIERS = ("fast", "py3langid")  # the recipe's language.identifier
+
+
+def classify_windows(windows: list[str], identifier: str = "fast") -> list[tuple[str, float]]:
+    """(language, probability) per window: the batch fast path, or py3langid's own classify window by window."""
+    if identifier == "fast":
+        return _batch_identifier().classify_many(windows)
+    if identifier == "py3langid":
+        return [_identifier().classify(window) for window in windows]
+    raise ValueError(f"unknown language identifier {identifier!r}; known: {', '.join(IDENTIFIERS)}")
+
+
+def identify_language(text: str, samples: int = 5, sample_chars: int = 500,
+                      identifier: str = "fast") -> tuple[str, float]:  # fmt: skip
     """(ISO 639-1 code, document score in [0, 1]) from windows across the whole text."""
-    return identify_languages([text], samples, sample_chars)[0]
+    return identify_languages([text], samples, sample_chars, identifier)[0]
 
 
-def identify_languages(texts: list[str], samples: int = 5, sample_chars: int = 500) -> list[tuple[str, float]]:
+def identify_languages(texts: list[str], samples: int = 5, sample_chars: int = 500,
+                       identifier: str = "fast") -> list[tuple[str, float]]:  # fmt: skip
     """identify_language for each text, with every window of every text classified in one batch."""
     windows = [sample_windows(text, samples, sample_chars) for text in texts]
-    verdicts = iter(_batch_identifier().classify_many([w for per_text in windows for w in per_text]))
+    verdicts = iter(classify_windows([w for per_text in windows for w in per_text], identifier))
     return [document_language(per_text, verdicts) for per_text in windows]
 
 
@@ -77,14 +92,15 @@ class ParagraphDrop:
         return self.dropped / self.identified if self.identified else 0.0
 
 
-def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min_score: float) -> ParagraphDrop:
+def drop_foreign_paragraphs(text: str, allowlist: list[str], min_chars: int, min_score: float,
+                            identifier: str = "fast") -> ParagraphDrop:  # fmt: skip
     """Remove lines (paragraphs) of at least min_chars identified, with min_score, outside the allowlist.
 
     Short lines (headings, list items) are too short to identify reliably and are kept.
     """
     lines = text.split("\n")
     long_lines = [line for line in lines if len(line.strip()) >= min_chars]
-    verdicts = iter(_batch_identifier().classify_many(long_lines))
+    verdicts = iter(classify_windows(long_lines, identifier))
     kept, dropped, dropped_chars = [], 0, 0
     for line in lines:
         if len(line.strip()) >= min_chars:

@@ -16,7 +16,7 @@ from functools import cache
 
 import numpy as np
 
-from marin_assets.data.spark.compiled_kernels import load_or_compile
+from marin_assets.fastpath.hashing.compiled_kernels import load_or_compile
 
 ROW_WIDTH = 32  # shingles a row: 16 ran 2x and 64 ~9x slower per shingle on this machine (cause not traced)
 ROWS_PER_CALL = 1024  # one fixed shape: 32k shingle slots a call

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from marin_assets.data.formats import records as r
 from marin_assets.data.sources.source_files import relative_name
 from marin_assets.data.sources.source_registry import SourceSpec
+from marin_assets.fastpath.spark.hadoop_paths import qualified_uri
 
 GLOB_CHARACTERS = frozenset("*?[]{}\\")
 FOOTER_THREADS = 16
@@ -84,14 +85,6 @@ def footer_verdicts(spec: SourceSpec, files: list[str], threads: int = FOOTER_TH
 
     with ThreadPoolExecutor(max(1, min(threads, len(files)))) as pool:
         return list(pool.map(lambda path: footer_verdict(path, spec), files))
-
-
-def qualified_uri(spark, path: str) -> str:
-    """The path as Spark's `_metadata.file_path` names it, after same_file_key: Hadoop's qualified,
-    percent-encoded URI."""
-    jvm_path = spark._jvm.org.apache.hadoop.fs.Path(path)
-    fs = jvm_path.getFileSystem(spark._jsc.hadoopConfiguration())
-    return fs.makeQualified(jvm_path).toUri().toString()
 
 
 def same_file_key(file_path):

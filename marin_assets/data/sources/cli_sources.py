@@ -11,7 +11,7 @@ from marin_assets.data.sources.source_roots import require_files_within
 from marin_assets.data.sources.source_registry import load_sources
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands) -> None:  # commands: what ArgumentParser.add_subparsers() returns (a private class)
     parser = commands.add_parser("sources", help="registered raw sources")
     actions = parser.add_subparsers(dest="action", required=True)
     checksum = actions.add_parser(

@@ -144,4 +144,4 @@ class C4(QualityFilter):
     def kept(self, view: TextView, cfg, stats: dict) -> TextView:
         lines = _lines(view, cfg)
         # no character removed: only blank lines and the lines' outer whitespace went, the words stay
-        return view.rewrapped(lines.text) if not lines.removed else TextView(lines.text)
+        return view.rewrapped(lines.text) if not lines.removed else TextView(lines.text, view.words_splitter)

@@ -92,13 +92,14 @@ def _pipeline(settings: FilterSettings) -> list[tuple[QualityFilter, Recipe]]:
     return found[1]
 
 
-def run_filters(text: str, settings: FilterSettings) -> FilterOutcome:
+def run_filters(text: str, settings: FilterSettings, words: str = "fast") -> FilterOutcome:
+    """words: the word splitter (cleaning.yaml `words`): fast (fastpath/words) or spacy (spaCy itself)."""
     original = text
     stats = {"chars": len(text)}
     if settings.reflow is not None:
         text = reflow(text, settings.reflow)
         stats["reflowed_lines"] = original.count("\n") - text.count("\n")
-    view = TextView(text)
+    view = TextView(text, words)
     for quality_filter, cfg in _pipeline(settings):
         quality_filter.record(view, cfg, stats)
         rejected = quality_filter.reject(view, cfg)

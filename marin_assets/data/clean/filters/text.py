@@ -1,7 +1,8 @@
 """Shared text pieces for the quality filters: one tokenisation per document, reused by all filters.
 
 Punctuation sets are those of datatrove (punctuation.py) so that decisions can be compared with its
-filters. Words are datatrove's too: spaCy's English tokenizer, run without spaCy (words.py).
+filters. Words are datatrove's too: spaCy's English tokenizer, run without spaCy (fastpath/words) or,
+with `words: spacy`, by spaCy itself (spacy_tokenizer.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from marin_assets.data.clean.filters.punctuation import PUNCTUATION, TERMINAL_PUNCTUATION
 from marin_assets.data.clean.filters.word_table import DocumentWords, document_words, split_words
-from marin_assets.data.clean.filters.spacy_words import HAS_LETTER, NON_SYMBOL
+from marin_assets.fastpath.words.spacy_words import HAS_LETTER, NON_SYMBOL
 
 __all__ = ["PUNCTUATION", "TERMINAL_PUNCTUATION", "TextView", "count_sentences", "find_duplicates",
            "retained_fraction", "split_words"]  # fmt: skip
@@ -56,21 +57,22 @@ HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 class TextView:
     """One document's text with its tokenisation computed once and shared by every filter."""
 
-    def __init__(self, text: str):
-        self.text = text
+    def __init__(self, text: str, words: str = "fast"):
+        """words: the splitter (cleaning.yaml `words`): `fast` (fastpath/words) or `spacy` (spaCy itself)."""
+        self.text, self.words_splitter = text, words
         self._ngram_cache: tuple[int, np.ndarray] | None = None  # the last (n, n-gram hashes) computed
         self.shared: dict = {}  # per-document intermediates several filter rules share (filter_base.cached)
 
     def rewrapped(self, text: str) -> TextView:
         """A view of `text`, which differs from this one's only in whitespace: same words, not split again."""
-        view = TextView(text)
+        view = TextView(text, self.words_splitter)
         if "_split" in self.__dict__:
             view._split = self._split
         return view
 
     @cached_property
     def _split(self) -> DocumentWords:
-        return document_words(self.text)
+        return document_words(self.text, self.words_splitter)
 
     @cached_property
     def words(self) -> list[str]:

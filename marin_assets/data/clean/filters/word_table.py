@@ -1,13 +1,15 @@
 """A document's words as numpy gathers over a per-process table of the chunks and words seen so far.
 
-The Gopher filters need, per word, its hash, its length and its class (words.word_class), plus the
+The Gopher filters need, per word, its hash, its length and its class (spacy_words.word_class), plus the
 word count. A chunk's words depend on the chunk alone and chunks recur across documents, so each
-distinct chunk is split once per process (words.py) and each distinct word measured once; a
+distinct chunk is split once per process (fastpath/words) and each distinct word measured once; a
 document then costs one dict lookup per chunk (inside `map`, in C) and array gathers, with no
 Python step per word. The word strings are only built when asked for (DocumentWords.strings).
 
 The table is append-only, so a document's ids stay valid while the table grows; when it is full a
-new table replaces it between documents, and documents split earlier keep the old one.
+new table replaces it between documents, and documents split earlier keep the old one. With
+cleaning.yaml `words: spacy` spaCy splits each whole text (spacy_tokenizer.py) and a table of its own
+only measures the words.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from marin_assets.data.clean.filters.spacy_words import rules, word_class
+from marin_assets.data.clean.filters.spacy_tokenizer import spacy_words
+from marin_assets.fastpath.words.spacy_words import rules, word_class
 
 # Distinct chunks per table. A Debian worker sees ~435k distinct chunks and ~300k words in 40k documents.
 _MEMO_MAX = 600_000
@@ -95,6 +98,12 @@ class WordTable:
         positions = np.arange(total) + np.repeat(first - (ends - count), count)
         return DocumentWords(self, self.chunk_words.values[positions])
 
+    def of_words(self, words: list[str]) -> DocumentWords:
+        """A document given as its words (split elsewhere), as ids into this table."""
+        known, add = self.word_ids, self.new_word
+        ids = [known[w] if w in known else add(w) for w in words]
+        return DocumentWords(self, np.array(ids, dtype=np.int64))
+
 
 class DocumentWords:
     """One document's words as ids into the table that split it."""
@@ -130,16 +139,24 @@ class DocumentWords:
 
 
 _TABLE = WordTable()
+_REFERENCE_TABLE = WordTable()  # words: spacy: spaCy splits each text, the table only measures its words once
+WORDS = ("fast", "spacy")  # the recipe's words: the fast path, or spaCy's own tokenizer
 
 
-def document_words(text: str) -> DocumentWords:
-    """The words of split_words(text), as ids into this process's table."""
-    global _TABLE
+def document_words(text: str, words: str = "fast") -> DocumentWords:
+    """The words of split_words(text), as ids into this process's table (`words`: which splitter)."""
+    global _TABLE, _REFERENCE_TABLE
+    if words == "spacy":
+        if len(_REFERENCE_TABLE.words) >= _MEMO_MAX:
+            _REFERENCE_TABLE = WordTable()
+        return _REFERENCE_TABLE.of_words(spacy_words(text))
+    if words != "fast":
+        raise ValueError(f"unknown words splitter {words!r}; known: {', '.join(WORDS)}")
     if len(_TABLE.chunk_ids) >= _MEMO_MAX:  # only between documents: a document's ids are all in one table
         _TABLE = WordTable()
     return _TABLE.split(text)
 
 
-def split_words(text: str) -> list[str]:
+def split_words(text: str, words: str = "fast") -> list[str]:
     """datatrove's split_into_words(text) for English: spaCy tokens, whitespace tokens left out."""
-    return document_words(text).strings
+    return document_words(text, words).strings

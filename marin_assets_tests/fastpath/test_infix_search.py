@@ -6,8 +6,8 @@ import json
 import random
 import re
 
-from marin_assets.data.clean.filters.infix_search import all_matches, first_char_class
-from marin_assets.data.clean.filters.spacy_words import RULES_FILE
+from marin_assets.fastpath.words.infix_search import all_matches, first_char_class
+from marin_assets.fastpath.words.spacy_words import RULES_FILE
 from marin_assets_tests.data.test_filter_features import real_texts
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 try:  # the parser and opcodes re itself uses
     from re import _constants as sre_c
     from re import _parser as sre_parse
-except ImportError:  # pragma: no cover - another Python: the plain finditer
+except ImportError:  # pragma: no cover - another Python (fastpath/test_tripwires.py fails loudly): the plain finditer
     sre_parse = sre_c = None
 
 # re's category codes as the escapes that spell them (ascii_regex.py rebuilds classes with them too)

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from marin_assets.data.clean.filters.ascii_regex import ascii_only
-from marin_assets.data.clean.filters.infix_search import all_matches
-from marin_assets.data.clean.filters.suffix_search import end_anchored_search, top_level_branches
-from marin_assets.data.clean.filters.spacy_words import RULES_FILE, rules
+from marin_assets.fastpath.words.ascii_regex import ascii_only
+from marin_assets.fastpath.words.infix_search import all_matches
+from marin_assets.fastpath.words.suffix_search import end_anchored_search, top_level_branches
+from marin_assets.fastpath.words.spacy_words import RULES_FILE, rules
 from marin_assets_tests.data.test_filter_features import real_texts
 
 PIECES = ["a", "s", "S", "Z", "km", "g", "0", "9", ".", "..", "-", "--", "/", ":", ",", "+", "*", "^", "~", "<", "=",

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 try:  # the parser re itself uses; only for branch widths
     from re import _parser as sre_parse
-except ImportError:  # pragma: no cover - another Python: search the plain way
+except ImportError:  # pragma: no cover - another Python (fastpath/test_tripwires.py fails loudly): search the plain way
     sre_parse = None
 
 MAX_TAIL = 64  # a branch wider than this is searched over the whole string

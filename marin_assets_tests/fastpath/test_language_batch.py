@@ -10,13 +10,14 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from marin_assets.data.clean import cleaning_rows, language_batch
+from marin_assets.data.clean import cleaning_rows
+from marin_assets.fastpath.langid import language_batch
 from marin_assets.data.clean.cleaning_recipe import load_cleaning_recipe
 from marin_assets.data.clean.cleaning_rows import RECORD_COLUMNS, ROW_COLUMNS, RecordCleaner, record_tuple, row_arrow_schema
 from marin_assets.data.clean.language_id import (
     _identifier, document_language, drop_foreign_paragraphs, identify_language, identify_languages, sample_windows,
 )
-from marin_assets.data.clean.language_batch import BatchIdentifier
+from marin_assets.fastpath.langid.language_batch import BatchIdentifier
 from marin_assets.data.formats.readers import list_source_files, read_file
 from marin_assets.data.sources.source_registry import load_sources
 
@@ -123,7 +124,7 @@ def test_clean_batches_rows_equal_rows_cleaned_one_by_one_with_py3langid(monkeyp
     records = _records("dirty_web") + synthetic + _records("debian_licenses")
     batched = pa.Table.from_batches(list(RecordCleaner(recipe).clean_batches(
         [pa.RecordBatch.from_pylist(part) for part in (records[:40], records[40:])]))).to_pandas()  # fmt: skip
-    monkeypatch.setattr(cleaning_rows, "identify_languages", lambda texts, *a: [_py3langid_document(t, *a) for t in texts])
+    monkeypatch.setattr(cleaning_rows, "identify_languages", lambda texts, *a: [_py3langid_document(t, *a[:2]) for t in texts])  # a[2]: the identifier switch
     reference = [RecordCleaner(recipe).clean(rec) for rec in records]
     expected = pa.Table.from_pylist(reference, schema=row_arrow_schema()).to_pandas()
     others = [c for c in ROW_COLUMNS if c != "bands"]

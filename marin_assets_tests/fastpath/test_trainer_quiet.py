@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 EMITTERS = "import maxtext.common.metric_logger, maxtext.common.profiler, maxtext.input_pipeline.tokenizer"
-QUIET = "from marin_assets.train.trainer_quiet import quiet_optional_dependencies; quiet_optional_dependencies()"
+QUIET = "from marin_assets.fastpath.maxtext.trainer_quiet import quiet_optional_dependencies; quiet_optional_dependencies()"
 NOTICES = ("[NO-OP] mldiagnostics: dependency missing", "PyTorch was not found")
 
 

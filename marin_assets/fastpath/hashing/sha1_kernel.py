@@ -18,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from marin_assets.data.spark.compiled_kernels import load_or_compile
+from marin_assets.fastpath.hashing.compiled_kernels import load_or_compile
 
 try:  # CPython's own SHA-1 (HACL*): same digests as hashlib's OpenSSL one, faster on short inputs
     from _sha1 import sha1

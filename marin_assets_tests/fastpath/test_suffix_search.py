@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import re
 
-from marin_assets.data.clean.filters.suffix_search import end_anchored_search, top_level_branches
-from marin_assets.data.clean.filters.spacy_words import RULES_FILE
+from marin_assets.fastpath.words.suffix_search import end_anchored_search, top_level_branches
+from marin_assets.fastpath.words.spacy_words import RULES_FILE
 from marin_assets_tests.data.test_filter_features import real_texts
 
 

@@ -8,8 +8,10 @@ installed spaCy): per whitespace-separated chunk, special cases ("cannot" -> "ca
 "e.g."), then prefixes and suffixes stripped one at a time, then URL-like chunks kept whole, then
 infixes split. The special-case matcher spaCy runs afterwards is applied within a chunk.
 
-A chunk's tokens depend on the chunk alone and chunks recur across documents: word_table.py splits
-each distinct chunk once per process and turns documents into word ids.
+A chunk's tokens depend on the chunk alone and chunks recur across documents: data/clean/filters/word_table.py
+splits each distinct chunk once per process and turns documents into word ids. The library this stands
+for is cleaning.yaml `words: spacy` (data/clean/filters/spacy_tokenizer.py); fastpath/test_switches.py
+keeps the two equal on real text.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ import re
 from functools import cache
 from pathlib import Path
 
-from marin_assets.data.clean.filters.ascii_regex import ascii_only
-from marin_assets.data.clean.filters.infix_search import all_matches
+from marin_assets.fastpath.words.ascii_regex import ascii_only
+from marin_assets.fastpath.words.infix_search import all_matches
 from marin_assets.data.clean.filters.punctuation import PUNCTUATION
-from marin_assets.data.clean.filters.suffix_search import end_anchored_search
+from marin_assets.fastpath.words.suffix_search import end_anchored_search
 
 RULES_FILE = Path(__file__).with_name("spacy_en_rules.json")
 NON_SYMBOL, HAS_LETTER = 1, 2  # word class bits (word_class)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from marin_assets.data.clean import language_model
+from marin_assets.fastpath.langid import language_model
 from marin_assets.data.clean.language_id import _identifier
-from marin_assets.data.clean.language_batch import BatchIdentifier
+from marin_assets.fastpath.langid.language_batch import BatchIdentifier
 
 TEXTS = ["The harbour opens at six in the morning and the first boats leave soon after.",
          "Der Hafen öffnet um sechs Uhr morgens, und die ersten Boote fahren kurz danach.",

@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from marin_assets.data.spark import compiled_kernels
+from marin_assets.fastpath.hashing import compiled_kernels
 HASH_IN_A_NEW_PROCESS = """
 import sys
 import numpy as np
 from datasketch.hashfunc import sha1_hash32
-from marin_assets.data.dedup.hash_families import sha1_kernel
+from marin_assets.fastpath.hashing import sha1_kernel
 if sys.argv[1] == "must-load":
     def compile_refused(n_blocks):
         raise AssertionError("the kernel was compiled again")

@@ -10,6 +10,10 @@ which in float32 moves a document's 4-decimal score now and then.
 A window's verdict depends on its bytes alone, and windows recur (licence texts, boilerplate, copies:
 about one in seven in a Debian worker's share), so verdicts are remembered per identifier, up to
 MEMO_BYTES of window bytes, and a repeated window is neither walked nor scored again.
+
+The library this stands for is cleaning.yaml `language.identifier: py3langid` (its own classify, window by
+window: data/clean/language_id.py); fastpath/test_switches.py keeps the two equal on real text, and
+fastpath/test_tripwires.py fails naming py3langid's version if the private attributes read here change.
 """
 
 from __future__ import annotations

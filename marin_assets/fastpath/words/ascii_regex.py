@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from marin_assets.data.clean.filters.infix_search import CATEGORIES, sre_c, sre_parse  # sre_*: None on another Python
+from marin_assets.fastpath.words.infix_search import CATEGORIES, sre_c, sre_parse  # sre_*: None on another Python
 
 _NEVER = None  # an item that cannot match any ASCII text
 _AT = {"AT_BEGINNING": "^", "AT_END": "$", "AT_BEGINNING_STRING": r"\A", "AT_END_STRING": r"\Z",

@@ -1,0 +1,1 @@
+"""py3langid's classifier over many windows at once, on its memory-mapped model (`language.identifier: fast`)."""

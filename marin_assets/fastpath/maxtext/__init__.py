@@ -1,0 +1,1 @@
+"""MaxText internals the trainer relies on: the preemption checkpoint hook, the optional-dependency stub."""

@@ -1,0 +1,1 @@
+"""PySpark internals: Hadoop's qualified path through the Py4J gateway."""
