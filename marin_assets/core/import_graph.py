@@ -48,31 +48,44 @@ def _with_parents(name: str, known: dict[str, Path]) -> set[str]:
 _GRAPH_FILES: dict[Path, dict[str, Path]] = {}
 # package_dir -> module -> the package modules it names whole in a string (runs as `python -m`).
 _RUN_EDGES: dict[Path, dict[str, frozenset[str]]] = {}
+# package_dir -> module -> (absolute imports, identifiers): what layering.module_kind reads, gathered by
+# the same walk so a definitions load parses each module once, not twice.
+_NAMES: dict[Path, dict[str, tuple[frozenset[str], frozenset[str]]]] = {}
 
 
 @functools.cache
 def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it imports directly (its own parent packages excluded)."""
     files = _GRAPH_FILES[package_dir] = module_files(package_dir)
-    graph, runs = {}, {}
+    graph, runs, names = {}, {}, {}
     for module, path in files.items():
         is_package = path.name == "__init__.py"
         found: set[str] = set()
         named: set[str] = set()
+        absolute: set[str] = set()
+        identifiers: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in files:
                 named |= _with_parents(node.value, files)
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     found |= _with_parents(alias.name, files)
+                    absolute.add(alias.name)
             elif isinstance(node, ast.ImportFrom):
                 target = _resolve(module, is_package, node.level, node.module)
                 found |= _with_parents(target, files)
                 for alias in node.names:  # `from pkg import submodule`
                     found |= _with_parents(f"{target}.{alias.name}", files)
+                if node.level == 0 and node.module:
+                    absolute.add(node.module)
+            elif isinstance(node, ast.Attribute):
+                identifiers.add(node.attr)
+            elif isinstance(node, ast.Name):
+                identifiers.add(node.id)
         graph[module] = frozenset(found - {module} - _with_parents(module, files))
         runs[module] = frozenset(named - {module} - _with_parents(module, files))
-    _RUN_EDGES[package_dir] = runs
+        names[module] = (frozenset(absolute), frozenset(identifiers))
+    _RUN_EDGES[package_dir], _NAMES[package_dir] = runs, names
     return graph
 
 
@@ -80,6 +93,12 @@ def run_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it runs in a subprocess (names whole in a string literal)."""
     import_graph(package_dir)
     return _RUN_EDGES[package_dir]
+
+
+def module_names(module: str, package_dir: Path = PACKAGE_DIR) -> tuple[frozenset[str], frozenset[str]]:
+    """(the modules it imports by absolute name, every Name and attribute it uses), from the same walk."""
+    import_graph(package_dir)
+    return _NAMES[package_dir][module]
 
 
 def graph_files(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:

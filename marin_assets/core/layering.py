@@ -19,7 +19,6 @@ Rules (`violations` lists every break; the layering test asserts there is none):
 
 from __future__ import annotations
 
-import ast
 import functools
 from pathlib import Path
 
@@ -44,13 +43,9 @@ def _is_dagster(module: str) -> bool:
 
 @functools.cache
 def module_kind(module: str, package_dir: Path = PACKAGE_DIR) -> str:
-    tree = ast.parse(import_graph.graph_files(package_dir)[module].read_text())  # one folder walk, not one per module
-    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and n.level == 0]
+    imported, names = import_graph.module_names(module, package_dir)  # import_graph's walk: no second parse
     if not any(_is_dagster(m) for m in imported):
         return "pure"
-    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     return "wiring" if names & DECLARES else "dagster"
 
 
