@@ -4,7 +4,8 @@
         requests.get(f"{server.url}/server_info")
 
 `home` becomes DAGSTER_HOME (the local deployment's dagster.yaml is copied in: no telemetry, no nux
-modal). The server's output goes to <home>/dagster-dev.log, quoted in the error if it never comes up.
+modal). The server's output goes to <home>/dagster-dev.log, quoted in the error if it never comes up;
+unbuffered, so the log read at a failure holds every line its processes wrote until then.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def dagster_dev(
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             command, cwd=REPO_ROOT, env={**os.environ, "DAGSTER_GRPC_TIMEOUT_SECONDS": GRPC_TIMEOUT_S, **(env or {}),
-                                         "DAGSTER_HOME": str(home)},
+                                         "DAGSTER_HOME": str(home), "PYTHONUNBUFFERED": "1"},
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"

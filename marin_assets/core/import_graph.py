@@ -57,18 +57,25 @@ def _discovered_package(call: ast.Call, files: dict[str, Path]) -> str | None:
 _GRAPH_FILES: dict[Path, dict[str, Path]] = {}
 # package_dir -> module -> the package modules it names whole in a string (runs as `python -m`).
 _RUN_EDGES: dict[Path, dict[str, frozenset[str]]] = {}
+# package_dir -> module -> (absolute imports, identifiers): what layering.module_kind reads, gathered by
+# the same walk so a definitions load parses each module once, not twice.
+_NAMES: dict[Path, dict[str, tuple[frozenset[str], frozenset[tuple[str, str]]]]] = {}
 
 
 @functools.cache
 def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it imports directly (its own parent packages excluded)."""
     files = _GRAPH_FILES[package_dir] = module_files(package_dir)
-    graph, runs, discovering, direct = {}, {}, {}, {}
+    graph, runs, discovering, direct, names = {}, {}, {}, {}, {}
     for module, path in files.items():
         is_package = path.name == "__init__.py"
         found: set[str] = set()
         direct[module] = targets = set()  # the modules named in its import statements, parents aside
         named: set[str] = set()
+        absolute: set[str] = set()
+        aliases: dict[str, str] = {}  # `import dagster as dg` -> {"dg": "dagster"}
+        qualified: set[tuple[str, str]] = set()  # `dg.asset` -> ("dg", "asset")
+        imported_from: set[tuple[str, str]] = set()  # `from dagster import asset` -> ("dagster", "asset")
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in files:
                 named |= _with_parents(node.value, files)
@@ -78,18 +85,28 @@ def import_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
                 for alias in node.names:
                     found |= _with_parents(alias.name, files)
                     targets.add(alias.name)
+                    absolute.add(alias.name)
+                    aliases[alias.asname or alias.name] = alias.name
             elif isinstance(node, ast.ImportFrom):
                 target = _resolve(module, is_package, node.level, node.module)
                 found |= _with_parents(target, files)
                 targets.add(target)
                 for alias in node.names:  # `from pkg import submodule`
                     found |= _with_parents(f"{target}.{alias.name}", files)
+                if node.level == 0 and node.module:
+                    absolute.add(node.module)
+                    imported_from |= {(node.module, a.asname or a.name) for a in node.names}
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                qualified.add((node.value.id, node.attr))
         graph[module] = frozenset(found - {module} - _with_parents(module, files))
         runs[module] = frozenset(named - {module} - _with_parents(module, files))
+        # what layering.module_kind reads: imported modules, and the names used through / imported from them
+        used = {(aliases[base], attr) for base, attr in qualified if base in aliases} | imported_from
+        names[module] = (frozenset(absolute), frozenset(used))
     for module, package in discovering.items():  # what the registry imports: the package's modules importing it
         found = {m for m in files if m.startswith(f"{package}.") and module in direct[m]}
         runs[module] = runs[module] | frozenset(found - {module})
-    _RUN_EDGES[package_dir] = runs
+    _RUN_EDGES[package_dir], _NAMES[package_dir] = runs, names
     return graph
 
 
@@ -97,6 +114,13 @@ def run_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
     """module -> the package modules it runs in a subprocess (names whole in a string literal)."""
     import_graph(package_dir)
     return _RUN_EDGES[package_dir]
+
+
+def module_names(module: str, package_dir: Path = PACKAGE_DIR) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """(the modules it imports by absolute name, the (module, name) pairs it uses through an import alias or
+    imports from a module), from the same walk."""
+    import_graph(package_dir)
+    return _NAMES[package_dir][module]
 
 
 def graph_files(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:

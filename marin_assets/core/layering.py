@@ -20,7 +20,6 @@ Rules (`violations` lists every break; the layering test asserts there is none):
 
 from __future__ import annotations
 
-import ast
 import functools
 from pathlib import Path
 
@@ -45,18 +44,11 @@ def _is_dagster(module: str) -> bool:
 
 @functools.cache
 def module_kind(module: str, package_dir: Path = PACKAGE_DIR) -> str:
-    tree = ast.parse(import_graph.graph_files(package_dir)[module].read_text())  # one folder walk, not one per module
-    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and n.level == 0]
+    imported, names = import_graph.module_names(module, package_dir)  # import_graph's walk: no second parse
     if not any(_is_dagster(m) for m in imported):
         return "pure"
     # a declaration is `dg.asset`/`dagster.asset` or a name imported from dagster (a local `job` variable is not)
-    aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
-               if _is_dagster(a.name)}
-    names = {n.attr for n in ast.walk(tree)
-             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases}
-    names |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0
-              and n.module and _is_dagster(n.module) for a in n.names}
+    names = {name for module_name, name in names if _is_dagster(module_name)}
     return "wiring" if names & DECLARES else "dagster"
 
 

@@ -2,7 +2,8 @@
 
 The TERM goes to the `dagster dev` process only (as a service manager or a terminal's kill sends it),
 not to its process group: what the project adds to the webserver, daemon and code servers (Spark
-sessions, thread pools, signal handlers) must not keep any of them alive.
+sessions, thread pools, signal handlers) must not keep any of them alive. The 15 s are the tree's own:
+time its processes waited for a CPU beside another pytest worker is added (process_stop.py).
 """
 
 from __future__ import annotations
@@ -15,39 +16,19 @@ from pathlib import Path
 import pytest
 
 from marin_assets_tests.dagster_dev import dagster_dev
+from marin_assets_tests.ui.process_stop import process_tree, wait_for_stop
 from marin_assets_tests.ui.quickstart import ingest_sources, quickstart_workspace
 
 pytestmark = pytest.mark.slow
 STOP_WITHIN_S = 15
+TICKED_SENSORS = ("source_files_sensor", "dead_run_worker_sensor")
 
 
-def process_tree(root: int) -> dict[int, str]:
-    """pid -> command line of `root`, its descendants and its session's members (a child may re-parent)."""
-    parents, sessions, commands = {}, {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            commands[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue  # exited while listed
-        fields = stat.rsplit(")", 1)[1].split()  # after "(comm)": state, ppid, pgrp, session, ...
-        parents[int(entry.name)], sessions[int(entry.name)] = int(fields[1]), int(fields[3])
-    tree, grew = {root}, True
-    while grew:
-        more = {pid for pid, ppid in parents.items() if ppid in tree or sessions[pid] == root} - tree
-        tree |= more
-        grew = bool(more)
-    return {pid: commands[pid] for pid in tree if pid in commands}
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has exited; only its parent's wait is missing
+def wait_for_log(log: Path, lines: list[str], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not all(line in (text := log.read_text(errors="replace")) for line in lines):
+        assert time.monotonic() < deadline, f"no {lines} in the log within {timeout_s:.0f} s:\n{text[-3000:]}"
+        time.sleep(0.5)
 
 
 def test_dagster_dev_stops_on_one_sigterm(tmp_path):
@@ -60,12 +41,12 @@ def test_dagster_dev_stops_on_one_sigterm(tmp_path):
         while len(tree := process_tree(server.pid)) < 4 and time.monotonic() < deadline:
             time.sleep(1)  # the webserver, the daemon and the code server(s) come up one after another
         assert len(tree) >= 4, tree
-        time.sleep(20)  # the daemon's first sensor ticks: the project's code runs in the code server
+        # the daemon's first sensor ticks: the project's code has run in the code server
+        wait_for_log(server.log, [f"Sensor {name} skipped" for name in TICKED_SENSORS], timeout_s=180)
         tree = process_tree(server.pid)
         os.kill(server.pid, signal.SIGTERM)
-        stop_by = time.monotonic() + STOP_WITHIN_S
-        while time.monotonic() < stop_by and any(alive(pid) for pid in tree):
-            time.sleep(0.5)
-        left = {pid: cmd[:120] for pid, cmd in tree.items() if alive(pid)}
+        report = wait_for_stop(tree, STOP_WITHIN_S)
+        print(report.describe())  # the stop's timeline, in the CI log with -rP or -s
         log_tail = server.log.read_text(errors="replace")[-3000:]
-        assert not left, f"still running {STOP_WITHIN_S} s after SIGTERM: {left}; dagster dev log:\n{log_tail}"
+        assert not report.left, (f"still running {STOP_WITHIN_S} s (+ their wait for a cpu) after SIGTERM: "
+                                 f"{report.describe()}\ndagster dev log:\n{log_tail}")
