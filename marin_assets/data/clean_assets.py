@@ -49,6 +49,7 @@ RAW_MAPPING = {"source": dg.IdentityPartitionMapping(), "global": dg.AllPartitio
     deps=[
         dg.AssetDep(raw_corpus, partition_mapping=RAW_MAPPING),
         dg.AssetDep("eval_set", partition_mapping=dg.AllPartitionMapping()),  # every eval set, for decontamination
+        dg.AssetDep("task_set_decontamination"),  # every task set's items (evaluation stage, by key), likewise
         dg.AssetDep("quality_classifier"),  # scores every document
     ],
     description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",

@@ -11,6 +11,8 @@ from marin_assets.data.eval_assets import eval_set
 from marin_assets.data.quality_assets import quality_classifier
 from marin_assets.data.raw_assets import raw_corpus
 from marin_assets.data.sources import load_sources
+from marin_assets.evaluation.decontamination_assets import build_decontamination_asset
+from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets.resources.storage import StorageResource
 from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.reference_sources import ingest_reference_sources
@@ -28,8 +30,9 @@ def _materialize(tmp_path, assets, spark_resource, partition="dirty_web"):
 
 
 def _curation_inputs(tmp_path, spark_resource):
-    """What cleaned_documents reads besides its source: the eval-set index and the quality model."""
+    """What cleaned_documents reads besides its source: the eval-set and task-set indexes and the quality model."""
     assert _materialize(tmp_path, [eval_set], spark_resource, "handbook_passages").success
+    assert _materialize(tmp_path, [build_decontamination_asset(load_task_sets())], spark_resource, None).success
     ingest_reference_sources(tmp_path / "store")
     assert _materialize(tmp_path, [quality_classifier], spark_resource, None).success
 

@@ -20,6 +20,8 @@ from marin_assets.data.cleaned_output import TABLES
 from marin_assets.data.eval_assets import eval_set
 from marin_assets.data.quality_assets import quality_classifier
 from marin_assets.data.raw_assets import raw_corpus
+from marin_assets.evaluation.decontamination_assets import build_decontamination_asset
+from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.dataproc_spark import DataprocSpark
@@ -84,6 +86,7 @@ def test_dataproc_backend_commits_the_same_folder_as_the_in_session_backend(tmp_
     root, in_session = tmp_path / "store", CleaningRunnerResource(spark=TEST_SPARK)
     instance = dg.DagsterInstance.ephemeral()  # one instance: both runs record the same inputs
     assert _materialize(root, [eval_set], in_session, "handbook_passages", instance).success
+    assert _materialize(root, [build_decontamination_asset(load_task_sets())], in_session, None, instance).success
     ingest_reference_sources(root, instance)
     assert _materialize(root, [quality_classifier], in_session, None, instance).success
     local = _materialize(root, [raw_corpus, cleaned_documents], in_session, instance=instance)
