@@ -32,9 +32,10 @@ RUNS_TRAINER = {"training_plan", "scaling_profile", *TRAINED}
 GATED = {*RUNS_TRAINER, "downstream_eval", "scaling_downstream_eval", "heldout_downstream_eval", "audit_report"}
 # (file under marin_assets/, function edited) -> the assets that must go stale, and only those.
 MODULE_EDITS = {
-    ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED},
+    # task_set_decontamination reads the task-set registry, whose module imports the compliance decision
+    ("data/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED, "task_set_decontamination"},
     # every asset that refuses an uncleared source calls it, the cleaner and the classifier too
-    ("data/compliance.py", "source_inventory"): {"raw_corpus", *READ, *GATED},
+    ("data/compliance.py", "source_inventory"): {"raw_corpus", *READ, *GATED, "task_set_decontamination"},
     ("data/readers.py", "read_file"): READ,
     ("data/formats/jsonl.py", "read_jsonl"): READ,
     ("data/formats/parquet.py", "read_parquet"): READ,

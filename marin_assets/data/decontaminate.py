@@ -3,9 +3,10 @@
 As in GPT-3 / Marin: words are lower-cased with punctuation stripped, and a document overlaps an eval
 set when it shares an n-gram (default 13 words) with it. An eval set's index is the sorted array of
 its n-grams' 64-bit hashes, built once per eval-set version (the eval_set asset) and broadcast to the
-Spark workers. Policy `drop` rejects an overlapping document; `remove_spans` cuts the overlapping
-words out and rejects the document only when too little of it remains. The curation step that runs it
-per document, with hits per eval item, is data.decontamination_step.
+Spark workers. A task set's index (data.task_set_indexes) holds hashes of several lengths: each item
+shorter than n words whole, at its own length. Policy `drop` rejects an overlapping document;
+`remove_spans` cuts the overlapping words out and rejects the document only when too little of it
+remains. The curation step that runs it per document, with hits per eval item, is data.decontamination_step.
 """
 
 from __future__ import annotations
