@@ -101,6 +101,11 @@ def verified_files(spec: TaskSetSpec) -> dict[str, str]:
     """{file name: path} once every file exists and has its registered sha256; else the first bad file, named."""
     if not os.path.isfile(spec.task_yaml):
         raise FileNotFoundError(f"task set {spec.name}: task_yaml {spec.task_yaml} does not exist")
+    return verified_data_files(spec)
+
+
+def verified_data_files(spec: TaskSetSpec) -> dict[str, str]:
+    """verified_files without the task YAML: what reads only the items (decontamination) needs."""
     paths = {}
     for name, expected in sorted(spec.files.items()):
         path = spec.file_path(name)

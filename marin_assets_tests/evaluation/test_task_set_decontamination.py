@@ -87,6 +87,9 @@ def test_opting_out_and_missing_fields_are_explicit(tmp_path):
     storage = _committed(tmp_path, TaskSetsRegistry(task_sets=[toy_task_set(folder, decontaminate=False)]))
     manifest = storage.read_json("task_set_decontamination", "manifest.json")
     assert manifest == {"task_sets": {}, "opted_out": ["toy_pairs"]}
+    # the items need only the data files: a recipes folder copied elsewhere (no task YAML beside it) still works
+    elsewhere = _committed(tmp_path / "copy", TaskSetsRegistry(task_sets=[toy_task_set(folder, task_yaml="/absent.yaml")]))
+    assert elsewhere.read_json("task_set_decontamination", "manifest.json")["task_sets"]["toy_pairs"]["items"] == 48  # two files of 24 pairs
     (tmp_path / "task_sets.yaml").write_text(
         "task_sets:\n  - name: x\n    license: CC-BY-4.0\n    attribution: a\n    task_yaml: t.yaml\n    data_dir: d\n"
         "    files: {a.jsonl: abc}\n    provenance: {origin: o, version: '1'}\n")
