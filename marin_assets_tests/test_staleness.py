@@ -32,9 +32,11 @@ RUNS_TRAINER = {"training_plan", "scaling_profile", *TRAINED}
 GATED = {*RUNS_TRAINER, "downstream_eval", "scaling_downstream_eval", "heldout_downstream_eval", "audit_report"}
 # (file under marin_assets/, function edited) -> the assets that must go stale, and only those.
 MODULE_EDITS = {
-    ("data/sources/source_files.py", "list_source_files"): {"raw_corpus", *READ, *GATED},
-    # every asset that refuses an uncleared source calls it, the cleaner and the classifier too
-    ("data/sources/compliance.py", "source_inventory"): {"raw_corpus", *READ, *GATED},
+    # listing a source's files (with the format classes' suffixes): what reads raw files, not what only
+    # checks a source's committed compliance verdict (the gated trainers read the inventory, never list)
+    ("data/sources/source_files.py", "list_source_files"): {"raw_corpus", *READ},
+    # the inventory is computed by raw_corpus alone; everything else reads the committed inventory.json
+    ("data/sources/source_inventory.py", "source_inventory"): {"raw_corpus"},
     ("data/formats/readers.py", "read_file"): READ,
     ("data/formats/jsonl.py", "read_jsonl"): READ,
     ("data/formats/parquet.py", "read_parquet"): READ,

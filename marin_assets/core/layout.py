@@ -16,3 +16,4 @@ WEIGHTS = "weights"           # weights/<entry>/<checksum>/  an imported HF fold
 SCALING = "scaling"           # scaling/<suite>/         runs/<budget>__<size>/, fits/, plots/
 GOVERNANCE = "governance"     # governance/              failure_catalog/, audit/
 EVALUATION = "evaluation"     # evaluation/<runs>/<run>/<task set>/  downstream_eval: result.json, accuracy.png
+TASK_SET_DECONTAMINATION = "task_set_decontamination"  # <task set>.items.parquet + manifest.json: cleaning decontaminates on them

@@ -121,3 +121,17 @@ def check(forecast_result: dict, actual: float) -> dict:
     return {"predicted": forecast_result["prediction"], "actual": actual,
             "error": actual - forecast_result["prediction"],
             "within_interval": bool(interval and interval[0] <= actual <= interval[1])}
+
+
+def preregistration(forecast_at: str | None, training_started_at: str | None) -> dict:
+    """Whether the forecast was recorded before the held-out run started training (ISO timestamps)."""
+    import datetime as dt
+
+    if not forecast_at or not training_started_at:
+        return {"preregistered": False, "why": "no forecast time recorded (an older forecast)" if not forecast_at
+                else "the held-out run's training start is unknown"}
+    lead = (dt.datetime.fromisoformat(training_started_at) - dt.datetime.fromisoformat(forecast_at)).total_seconds()
+    return {"preregistered": lead > 0, "forecast_at": forecast_at, "training_started_at": training_started_at,
+            "lead_s": round(lead, 3),
+            "why": f"forecast {lead:.0f} s before the held-out run started training" if lead > 0
+            else f"forecast {-lead:.0f} s after the held-out run started training"}

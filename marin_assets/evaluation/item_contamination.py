@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 
 from marin_assets.data.curate.item_hits import ItemIndex, build_item_index, hits_by_item, item_hits  # noqa: F401 (the matcher)
-from marin_assets.evaluation.task_sets import TaskSetSpec, verified_files
+from marin_assets.evaluation.task_sets import TaskSetSpec, verified_data_files
 
 
 def item_ids_and_texts(spec: TaskSetSpec, text_fields: list[str], id_field: str | None = None):
     """(task, item id, field, text) per text field of every item; the id is the line number unless `id_field`."""
-    for file_name, path in verified_files(spec).items():
+    for file_name, path in verified_data_files(spec).items():
         task = spec.task_name(file_name)
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):

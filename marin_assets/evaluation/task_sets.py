@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from marin_assets.core.hashing import combine_hashes
 from marin_assets.core.recipes import NamedRegistry, Recipe, load_recipe
@@ -42,6 +42,17 @@ class TaskSetSpec(Recipe):
     # The full BLiMP takes ~7 min a run on 2 CPU cores: a suite of 16 runs would add two hours to the quickstart.
     auto_evaluate: bool = Field(True, description="`marin materialize-all` evaluates every run on it (false: on demand)")
     baselines: dict[str, float] = Field(default_factory=dict, description="published overall accuracy per model")
+    # Every task set is also a decontamination set for cleaning (evaluation.task_set_decontamination).
+    decontaminate: bool = Field(True, description="cleaning removes its items from the corpus (false: opt out)")
+    decontamination_fields: list[str] = Field(
+        default_factory=list, description="the items' text fields cleaning matches (BLiMP: [sentence_good])")
+
+    @model_validator(mode="after")
+    def _fields_when_decontaminating(self) -> "TaskSetSpec":
+        if self.decontaminate and not self.decontamination_fields:
+            raise ValueError("decontamination_fields: name the items' text fields cleaning must not contain "
+                             "(or set decontaminate: false to opt this task set out)")
+        return self
 
     @field_validator("name")
     @classmethod
@@ -90,6 +101,11 @@ def verified_files(spec: TaskSetSpec) -> dict[str, str]:
     """{file name: path} once every file exists and has its registered sha256; else the first bad file, named."""
     if not os.path.isfile(spec.task_yaml):
         raise FileNotFoundError(f"task set {spec.name}: task_yaml {spec.task_yaml} does not exist")
+    return verified_data_files(spec)
+
+
+def verified_data_files(spec: TaskSetSpec) -> dict[str, str]:
+    """verified_files without the task YAML: what reads only the items (decontamination) needs."""
     paths = {}
     for name, expected in sorted(spec.files.items()):
         path = spec.file_path(name)

@@ -80,7 +80,7 @@ def available_cores() -> int:
 
 def bootstrap_parametric(
     N, D, L, point: ParametricFit, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-    workers: int | None = None, refit_method: str = "huber", covariates: dict | None = None,
+    workers: int | None = None, refit_method: str = "huber", covariates: dict | None = None, weights=None,
 ) -> BootstrapResult:
     """Refit on `n_boot` resamples of the runs, warm-started at `point` (same seed → same intervals).
 
@@ -89,7 +89,8 @@ def bootstrap_parametric(
     (a spawned worker spends 2-8 s importing scipy). Pass workers=available_cores() where cores idle.
     """
     N, D, L = (np.asarray(v, float) for v in (N, D, L))
-    weights = resample_weights(len(L), n_boot, seed)
+    # `weights`: rows fitted once for several identical ones; a resample draws rows, each keeping its count
+    weights = resample_weights(len(L), n_boot, seed) * (1.0 if weights is None else np.asarray(weights, float))
     if workers is None:
         workers = 1
     chunks = [weights[i:i + CHUNK] for i in range(0, n_boot, CHUNK)]

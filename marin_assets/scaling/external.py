@@ -65,8 +65,9 @@ class ExternalSuiteRecipe(Recipe):
     # Which approaches to fit: Approach 2 (isoflop) needs an isoFLOP grid; Approach 3 (parametric) is
     # what the predictions and the held-out rows use, so it cannot be left out.
     approaches: list[Literal["isoflop", "parametric"]] = Field(default=["isoflop", "parametric"], min_length=1)
-    # Rows repeated over (N, D, loss): one run exported twice. refuse (naming the first rows) or keep_one.
-    duplicates: Literal["refuse", "keep_one"] = "refuse"
+    # Rows repeated over (N, D, loss): one run exported twice. refuse (naming the first rows), keep_one,
+    # or weight (the first fitted once with weight = the number of identical rows).
+    duplicates: Literal["refuse", "keep_one", "weight"] = "refuse"
     fit: FitSettings = FitSettings()
 
     @model_validator(mode="after")
@@ -218,27 +219,32 @@ def table_results(recipe: ExternalSuiteRecipe, table: pd.DataFrame) -> list[dict
 
 def apply_duplicates_policy(recipe: ExternalSuiteRecipe, results: list[dict]) -> list[dict]:
     """Rows still in the fit (or held out) that repeat another's (N, D, fitted value): refused naming the
-    first repeated rows, or (duplicates: keep_one) every repeat after the first excluded, naming the kept row."""
+    first repeated rows, or (duplicates: keep_one) every repeat after the first excluded, naming the kept row,
+    or (duplicates: weight) likewise excluded, the kept row fitted once with weight = the number of copies."""
     from marin_assets.scaling.observations import metric_value
 
-    first: dict[tuple, str] = {}
+    first: dict[tuple, dict] = {}
     repeats = []
     for r in results:
         if r["status"] != "succeeded" and not r["status"].startswith(HELD_OUT):
             continue
         key = (r["N"], r["D"], metric_value(r, recipe.fit.metric))
         if key in first:
-            repeats.append((r, first[key], key))
+            repeats.append((r, first[key]["run"], key))
         else:
-            first[key] = r["run"]
+            first[key] = r
     if repeats and recipe.duplicates == "refuse":
         r, kept, (N, D, value) = repeats[0]
         raise ExternalTableError(
             f"{recipe.name}: {len(repeats)} rows repeat another row's (N, D, {recipe.fit.metric}), first rows "
             f"{kept!r} and {r['run']!r} (N={N:.6g}, D={D:.6g}, {recipe.fit.metric}={value:.6g}); set duplicates: "
-            "keep_one in the recipe to keep the first of each")
-    for r, kept, _ in repeats:
-        r["status"] = f"repeats row {kept} over (N, D, {recipe.fit.metric}): kept the first (duplicates: keep_one)"
+            "keep_one in the recipe to keep the first of each, or duplicates: weight to fit it once weighted by its copies")
+    for r, kept, key in repeats:
+        if recipe.duplicates == "weight":
+            first[key]["weight"] = first[key].get("weight", 1) + 1
+            r["status"] = f"repeats row {kept} over (N, D, {recipe.fit.metric}): fitted once in its weight (duplicates: weight)"
+        else:
+            r["status"] = f"repeats row {kept} over (N, D, {recipe.fit.metric}): kept the first (duplicates: keep_one)"
     return results
 
 

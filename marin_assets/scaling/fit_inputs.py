@@ -66,7 +66,10 @@ def validated_isoflop_points(points: pd.DataFrame, min_budgets: int) -> pd.DataF
             table[extra] = as_float_column(extra, points[extra])
             identity.append(extra)
     require_no_duplicate_rows(table, identity)
-    table = table[["budget", "N", "loss"]]
+    # a row fitted once for several identical exported rows (external duplicates: weight) counts `weight` times
+    table["weight"] = as_float_column("weight", points["weight"]) if "weight" in points.columns else 1.0
+    require_finite_positive("weight", table["weight"].to_numpy(), labels)
+    table = table[["budget", "N", "loss", "weight"]]
     budgets = sorted(table["budget"].unique())
     if len(budgets) < min_budgets:
         raise FitError(f"isoFLOP fit needs >= {min_budgets} compute budgets, got {len(budgets)} "

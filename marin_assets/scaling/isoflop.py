@@ -144,20 +144,29 @@ class IsoflopFit:
         }
 
 
-def fit_parabola(N, loss, *, robust: bool = False) -> tuple[float, float, float]:
+def fit_parabola(N, loss, *, robust: bool = False, weights=None) -> tuple[float, float, float]:
+    """loss ~ c0 + c1 ln N + c2 ln^2 N; `weights`: how many identical runs each row stands for (least squares
+    weights; the robust fit, whose statsmodels RLM takes no weights, sees each row repeated that many times)."""
     import statsmodels.api as sm  # seconds to import: loaded by the fits, not with the code location
 
     x = np.log(np.asarray(N, float))
-    design = np.column_stack([np.ones_like(x), x, x * x])
     y = np.asarray(loss, float)
+    w = np.ones_like(x) if weights is None else np.asarray(weights, float)
+    if robust and len(x) > 3 and not np.all(w == 1):
+        repeats = np.rint(w).astype(int)
+        if not np.allclose(repeats, w):
+            raise FitError(f"robust isoFLOP fit: weights must be whole counts, got {w.tolist()}")
+        x, y, w = np.repeat(x, repeats), np.repeat(y, repeats), np.ones(int(repeats.sum()))
+    design = np.column_stack([np.ones_like(x), x, x * x])
     if robust and len(x) > 3:  # with 3 points the parabola interpolates; nothing to down-weight
         model = sm.RLM(y, design, M=sm.robust.norms.HuberT())
     else:
-        model = sm.OLS(y, design)
+        model = sm.WLS(y, design, weights=w)
     return tuple(float(c) for c in model.fit().params)
 
 
-def fit_budget(budget: float, N, loss, *, robust: bool = False, flops_per_param_token: float = 6.0) -> BudgetFit:
+def fit_budget(budget: float, N, loss, *, robust: bool = False, flops_per_param_token: float = 6.0,
+               weights=None) -> BudgetFit:
     N, loss = as_float_column("N", N), as_float_column("loss", loss)
     require_finite_positive("N", N)
     require_finite_positive("loss", loss)
@@ -165,7 +174,7 @@ def fit_budget(budget: float, N, loss, *, robust: bool = False, flops_per_param_
     if len(np.unique(N)) < MIN_POINTS:
         return BudgetFit(budget, n, "too_few_points",
                          f"budget {budget:.3g}: {len(np.unique(N))} distinct model sizes; a parabola needs >= {MIN_POINTS}")
-    coefs = fit_parabola(N, loss, robust=robust)
+    coefs = fit_parabola(N, loss, robust=robust, weights=weights)
     c0, c1, c2 = coefs
     if c2 <= 0:
         return BudgetFit(budget, n, "not_convex", f"budget {budget:.3g}: loss vs ln N curves downward (c2={c2:.3g}); "
@@ -204,8 +213,8 @@ def fit_isoflop(points: pd.DataFrame, *, robust: bool = False, level: float = 0.
     Bad points (NaN/inf/<= 0, duplicated rows, a single budget) are a FitError naming them.
     """
     points = validated_isoflop_points(points, MIN_BUDGETS)
-    budgets = [fit_budget(float(b), g["N"], g["loss"], robust=robust, flops_per_param_token=flops_per_param_token)
-               for b, g in points.groupby("budget", sort=True)]
+    budgets = [fit_budget(float(b), g["N"], g["loss"], robust=robust, flops_per_param_token=flops_per_param_token,
+                          weights=g["weight"]) for b, g in points.groupby("budget", sort=True)]
     usable = [b for b in budgets if b.usable]
     warnings = [f"{b.message}; excluded from the power laws" for b in budgets if not b.usable]
     if len(usable) < MIN_BUDGETS:

@@ -14,7 +14,8 @@ import pandas as pd
 
 from marin_assets.scaling.fit_metric import DEFAULT_METRIC, UnknownMetricError, downstream_selector, metric_key
 
-COLUMNS = ["run", "budget", "size", "N", "D", "C", "U", "loss"]
+# weight: how many identical rows of an external table the row stands for (duplicates: weight), else 1
+COLUMNS = ["run", "budget", "size", "N", "D", "C", "U", "loss", "weight"]
 SUCCEEDED = "succeeded"
 
 
@@ -110,9 +111,10 @@ def collect_observations(results: list[dict], *, max_loss: float | None = None,
             excluded.append(Exclusion(run, f"missing or non-positive {', '.join(bad)}"))
         else:
             unique = result.get("unique_tokens")
-            rows.append({**{k: result.get(k) for k in COLUMNS if k not in ("loss", "U")},
-                         "U": float(unique) if _positive(unique) else math.nan, "loss": float(loss)})
-    table = pd.DataFrame(rows, columns=COLUMNS).astype({"U": float})
+            rows.append({**{k: result.get(k) for k in COLUMNS if k not in ("loss", "U", "weight")},
+                         "U": float(unique) if _positive(unique) else math.nan, "loss": float(loss),
+                         "weight": float(result.get("weight", 1))})
+    table = pd.DataFrame(rows, columns=COLUMNS).astype({"U": float, "weight": float})
     repeated = table[table.duplicated(["N", "D"], keep=False)]
     if len(repeated):
         runs = ", ".join(sorted(repeated["run"]))

@@ -38,7 +38,7 @@ def isoflop_report(obs: Observations, settings: FitSettings) -> tuple[IsoflopFit
 
 def _fit_form(table: pd.DataFrame, settings: FitSettings, law: str):
     return fit_parametric(table["N"], table["D"], table["loss"], method=settings.method, delta=settings.delta, law=law,
-                          covariates=validation.covariates_of(table, law))
+                          covariates=validation.covariates_of(table, law), weights=validation.row_weights(table))
 
 
 def _lobo(table: pd.DataFrame, settings: FitSettings, law: str) -> pd.DataFrame:
@@ -84,7 +84,8 @@ def parametric_report(obs: Observations, settings: FitSettings):
     if settings.bootstrap:
         boot = bootstrap_parametric(table["N"], table["D"], table["loss"], fit, n_boot=settings.bootstrap,
                                     seed=settings.seed, level=settings.level, workers=settings.bootstrap_workers,
-                                    covariates=validation.covariates_of(table, settings.law))
+                                    covariates=validation.covariates_of(table, settings.law),
+                                    weights=validation.row_weights(table))
     # An unidentified parameter's resamples all sit at its start: no interval to report.
     intervals = {k: v for k, v in (boot.intervals() if boot else {}).items() if k not in fit.unidentified}
     warnings += [f"{name}: {why}" for name, why in fit.unidentified.items()]

@@ -35,9 +35,15 @@ def _row(budget, observed, n_pred, loss_pred, held_out: int, **extra) -> dict:
             "loss_rel_error": _relative(loss_pred, observed.loss_opt) if observed else math.nan, **extra}
 
 
+def row_weights(points: pd.DataFrame):
+    """How many identical exported rows each row stands for (external duplicates: weight); None: one each."""
+    return points["weight"].to_numpy(float) if "weight" in points.columns else None
+
+
 def _vertex(points: pd.DataFrame, budget: float, robust: bool, k: float):
     runs = points[points["budget"] == budget]
-    fit = fit_budget(float(budget), runs["N"], runs["loss"], robust=robust, flops_per_param_token=k)
+    fit = fit_budget(float(budget), runs["N"], runs["loss"], robust=robust, flops_per_param_token=k,
+                     weights=row_weights(runs))
     return fit if fit.usable else None
 
 
@@ -66,7 +72,7 @@ def lobo_parametric(points: pd.DataFrame, *, law: str, method: str, delta: float
         rest = points[~held]
         try:
             fit = fit_parametric(rest["N"], rest["D"], rest["loss"], method=method, delta=delta, law=law,
-                                 covariates=covariates_of(rest, law), top_k=top_k)
+                                 covariates=covariates_of(rest, law), top_k=top_k, weights=row_weights(rest))
         except FitError as exc:
             rows.append({"budget": float(budget), "status": f"refit failed: {exc}"})
             continue

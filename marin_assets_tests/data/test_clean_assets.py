@@ -11,6 +11,8 @@ from marin_assets_tests.stage_definitions import (
 from marin_assets.data.sources.source_inventory import source_inventory
 from marin_assets.data.sources.source_registry import load_sources
 from marin_assets.resources.storage_resource import StorageResource
+from marin_assets.defs.evaluation.decontamination_assets import build_decontamination_asset
+from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets_tests.local_resources import spark_resources
 from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.data.registry_fixture import source_entry, write_registry  # noqa: F401 (fixture)
@@ -27,8 +29,9 @@ def _materialize(tmp_path, assets, spark_resource, partition="dirty_web"):
 
 
 def _curation_inputs(tmp_path, spark_resource):
-    """What cleaned_documents reads besides its source: the eval-set index and the quality model."""
+    """What cleaned_documents reads besides its source: the eval-set and task-set indexes and the quality model."""
     assert _materialize(tmp_path, [eval_set], spark_resource, "handbook_passages").success
+    assert _materialize(tmp_path, [build_decontamination_asset(load_task_sets())], spark_resource, None).success
     ingest_reference_sources(tmp_path / "store")
     assert _materialize(tmp_path, [quality_classifier], spark_resource, None).success
 

@@ -11,6 +11,8 @@ from marin_assets_tests.stage_definitions import (
     cleaned_documents, counts_conserve, data_report, dedup_precision, eval_set, quality_classifier, raw_corpus,
 )
 from marin_assets.resources.storage_resource import StorageResource
+from marin_assets.defs.evaluation.decontamination_assets import build_decontamination_asset
+from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets_tests.data.reference_sources import ingest_reference_sources
 from marin_assets_tests.local_resources import spark_resources
 
@@ -40,6 +42,7 @@ def test_curation_assets_materialize_on_the_sample(tmp_path, spark_resource):
     assert index["items"] == 24 and index["ngram"] == 13 and index["ngrams"] > 24 * 40
     assert _metadata(evaluated, eval_set).metadata["ngrams"].value == index["ngrams"]
 
+    _run(store, [build_decontamination_asset(load_task_sets())], spark_resource)  # the task sets' items
     ingest_reference_sources(store)
     trained = _metadata(_run(store, [quality_classifier], spark_resource), quality_classifier)
     model = (store / "quality_classifier" / "model.bin").read_bytes()

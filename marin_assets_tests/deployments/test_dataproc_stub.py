@@ -17,6 +17,8 @@ from marin_assets.core.storage import Storage
 from marin_assets.data.spark import spark_entry
 from marin_assets_tests.stage_definitions import cleaned_documents, eval_set, quality_classifier, raw_corpus
 from marin_assets.data.clean.cleaned_output import TABLES
+from marin_assets.defs.evaluation.decontamination_assets import build_decontamination_asset
+from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets.resources.cleaning_runners import CleaningRunnerResource
 from marin_assets.resources.dataproc_runner import DataprocBackend
 from marin_assets.resources.dataproc_spark import DataprocSpark
@@ -81,6 +83,7 @@ def test_dataproc_backend_commits_the_same_folder_as_the_in_session_backend(tmp_
     root, in_session = tmp_path / "store", CleaningRunnerResource(spark=TEST_SPARK)
     instance = dg.DagsterInstance.ephemeral()  # one instance: both runs record the same inputs
     assert _materialize(root, [eval_set], in_session, "handbook_passages", instance).success
+    assert _materialize(root, [build_decontamination_asset(load_task_sets())], in_session, None, instance).success
     ingest_reference_sources(root, instance)
     assert _materialize(root, [quality_classifier], in_session, None, instance).success
     local = _materialize(root, [raw_corpus, cleaned_documents], in_session, instance=instance)

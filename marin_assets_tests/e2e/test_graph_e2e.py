@@ -57,8 +57,8 @@ def test_materialize_all_builds_every_partition_of_the_graph(built):
     assert "mixtures/sample" in committed
     assert {"training/tiny-sample/plan", "training/tiny-sample/final"} <= committed
     # raw_corpus, cleaned_documents, data_report and tokenized_source per source; eval_set, quality_classifier,
-    # tokenizer, mixture, training_plan and training_run once each
-    assert len(built.first_runs) == 4 * len(SOURCES) + 6, built.first_runs
+    # task_set_decontamination, tokenizer, mixture, training_plan and training_run once each
+    assert len(built.first_runs) == 4 * len(SOURCES) + 7, built.first_runs
     assert not list(built.storage_root.rglob("*.staging-*")), "a staging folder was left behind"
 
 

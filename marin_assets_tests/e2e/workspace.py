@@ -27,6 +27,7 @@ SOURCES = ("python_docs", "debian_handbook", "debian_licenses", "dirty_web")
 E2E_RUN = "tiny-sample"
 STAGE_COMMANDS: tuple[tuple[str, str | None], ...] = (
     ("eval_set", "handbook_passages"),  # the 13-gram index decontamination reads
+    ("task_set_decontamination", None),  # every task set's items, which decontamination reads too
     ("quality_classifier", None),  # the fastText model cleaning scores with
     ("raw_corpus,cleaned_documents,data_report", "dirty_web"),  # every filter, dedup and the quarantine at work
     ("tokenizer", None),

@@ -8,7 +8,7 @@ import pytest
 
 from marin_assets.core import layout
 from marin_assets.core.storage import Storage
-from marin_assets.evaluation.downstream_forecast import sigmoid
+from marin_assets.evaluation.downstream_forecast import preregistration, sigmoid
 from marin_assets.defs.evaluation.forecast_assets import build_forecast_assets
 from marin_assets.evaluation.task_sets import load_task_sets
 from marin_assets.scaling.run_results import output_parts, run_parts
@@ -51,6 +51,8 @@ def test_forecast_before_the_heldout_run_then_checked_after(tmp_path):
     assert forecast["runs"] == KEYS and forecast["prediction"] == pytest.approx(truth, abs=0.01)
     assert forecast["interval"][0] <= truth <= forecast["interval"][1]
     assert forecast["verdict"] == "usable" and forecast["problems"] == []
+    stored = st.read_json(layout.EVALUATION, SUITE, "forecast", TASK_SET, "forecast.json")
+    assert stored["registered_at"] and sorted(stored["suite_evaluations"]) == KEYS  # inputs: the suite's runs only
 
     # the held-out run lands far below its forecast: the check says so
     commit_json(st, (layout.EVALUATION, SUITE, "heldout", TASK_SET), "result.json",
@@ -60,11 +62,25 @@ def test_forecast_before_the_heldout_run_then_checked_after(tmp_path):
     assert not check["acc"]["within_interval"] and check["acc"]["error"] == pytest.approx(
         truth - 0.2 - forecast["prediction"])
     assert check["correct_prob_norm"]["within_interval"] and check["acc"]["forecast_verdict"] == "usable"
+    assert check["preregistration"]["preregistered"] is False  # no held-out run folder: its start is unknown
 
     # once the held-out run is evaluated, a new forecast would not be preregistered
     failed = materialize(tmp_path, assets, "downstream_forecast")
     assert not failed.success
     assert "would not be preregistered" in failed.get_step_failure_events()[0].event_specific_data.error.to_string()
+
+
+def test_a_forecast_is_refused_once_the_heldout_run_is_trained_and_its_lead_is_checked(tmp_path):
+    st = Storage(str(tmp_path))
+    write_suite(st)
+    commit_json(st, output_parts(SUITE, "heldout", "run"), "result.json", {"final_eval_loss": 2.45})
+    assets = build_forecast_assets(SUITE, KEYS, load_task_sets(), "scaling_downstream_eval", "heldout_downstream_eval")
+    failed = materialize(tmp_path, assets, "downstream_forecast")
+    assert "already trained" in failed.get_step_failure_events()[0].event_specific_data.error.to_string()
+    before = preregistration("2026-12-07T04:28:46+00:00", "2026-12-07T04:28:49+00:00")
+    assert before["preregistered"] and before["lead_s"] == 3.0
+    after = preregistration("2026-12-07T04:31:00+00:00", "2026-12-07T04:28:49+00:00")  # the failing case
+    assert not after["preregistered"] and "after the held-out run started training" in after["why"]
 
 
 def test_a_forecast_from_runs_at_chance_says_it_is_degenerate(tmp_path):

@@ -48,7 +48,7 @@ def toy_task_set(folder: Path, **changes) -> TaskSetSpec:
         name="toy_pairs", license="CC-BY-4.0", attribution="the test suite", task_yaml=BLIMP_YAML,
         data_dir=str(folder), files=files, category_field="linguistics_term",
         provenance=Provenance(origin="marin_assets_tests", version="1", checksum=combine_hashes(sorted(files.items()))),
-        baselines={"chance": 0.5})
+        baselines={"chance": 0.5}, decontamination_fields=["sentence_good"])
     return spec.model_copy(update=changes)
 
 

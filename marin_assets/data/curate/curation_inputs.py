@@ -1,4 +1,4 @@
-"""What the curation steps read from storage: every eval set's n-gram index and items, and the quality model.
+"""What the curation steps read from storage: every eval set's and task set's index and items, and the quality model.
 
 A step the recipe switches on must find its input committed; a missing one is an error naming the
 asset to materialize, never a silently skipped step.
@@ -11,6 +11,7 @@ from marin_assets.core.storage import Storage, StorageError
 from marin_assets.data.clean.cleaning_recipe import CleaningRecipe
 from marin_assets.data.curate.eval_index import ITEMS, read_index, read_summary
 from marin_assets.data.curate.item_hits import EvalIndexes, ItemIndex, build_item_index
+from marin_assets.data.curate.task_set_indexes import read_task_set_indexes
 
 MODEL_NAME = "model.bin"
 
@@ -40,7 +41,13 @@ def eval_indexes(store: Storage, recipe: CleaningRecipe, eval_sets: list[str]) -
                                f"{recipe.decontamination.ngram}: rematerialize eval_set")  # fmt: skip
         out[name] = read_index(store, name)
         items[name] = read_item_index(store, name, ngram)
-    return EvalIndexes(out, items)
+    # every registered task set too, unless it opted out (evaluation's task_set_decontamination)
+    task_hashes, task_items, _ = read_task_set_indexes(store, recipe.decontamination.ngram,
+                                                       recipe.decontamination.min_item_words)
+    if clash := sorted(set(task_hashes) & set(out)):
+        raise StorageError(f"task sets {clash} share their names with eval sets in eval_sets.yaml: decontamination "
+                           "reports hits by name, rename one of them")
+    return EvalIndexes({**out, **task_hashes}, {**items, **task_items})
 
 
 def quality_model(store: Storage, recipe: CleaningRecipe) -> bytes | None:

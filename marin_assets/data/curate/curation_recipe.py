@@ -20,6 +20,11 @@ class DecontaminationSettings(Recipe):
     min_remaining_fraction: float = Field(
         default=0.5, ge=0.0, le=1.0, description="remove_spans: drop the document when fewer words remain"
     )
+    # Task sets' items (BLiMP: 2-12 words) are matched whole at n = min(ngram, item words); a 3-word
+    # BLiMP sentence ("The people shrug.") matched a news article of the extraction benchmark.
+    min_item_words: int = Field(
+        default=4, ge=1, description="task-set items shorter than this many words are not indexed (listed as too short)"
+    )
 
 
 class PiiSettings(Recipe):

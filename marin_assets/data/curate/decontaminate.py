@@ -3,9 +3,10 @@
 As in GPT-3 / Marin: words are lower-cased with punctuation stripped, and a document overlaps an eval
 set when it shares an n-gram (default 13 words) with it. An eval set's index is the sorted array of
 its n-grams' 64-bit hashes, built once per eval-set version (the eval_set asset) and broadcast to the
-Spark workers. Policy `drop` rejects an overlapping document; `remove_spans` cuts the overlapping
-words out and rejects the document only when too little of it remains. The curation step that runs it
-per document, with hits per eval item, is data.decontamination_step.
+Spark workers. A task set's index (data.task_set_indexes) holds hashes of several lengths: each item
+shorter than n words whole, at its own length. Policy `drop` rejects an overlapping document;
+`remove_spans` cuts the overlapping words out and rejects the document only when too little of it
+remains. The curation step that runs it per document, with hits per eval item, is data.decontamination_step.
 """
 
 from __future__ import annotations
@@ -74,6 +75,23 @@ def ngram_hashes(words: list[str], n: int) -> np.ndarray:
     return out
 
 
+def ngram_hashes_by_length(words: list[str], lengths: Iterable[int]) -> dict[int, np.ndarray]:
+    """{n: ngram_hashes(words, n)} for each n in lengths, in one pass: the (k+1)-gram hashes extend the
+    k-gram ones by a word, so all lengths up to 13 cost what the 13-gram hashes alone cost."""
+    wanted = {n for n in lengths if 0 < n <= len(words)}
+    if not wanted:
+        return {}
+    h = np.fromiter(map(_word_hash, words), dtype=np.uint64, count=len(words))
+    out, grams = {}, h
+    with np.errstate(over="ignore"):
+        for k in range(1, max(wanted) + 1):
+            if k > 1:  # grams[i] = hash of words i .. i + k - 1, as ngram_hashes computes it
+                grams = grams[: len(words) - k + 1] * _BASE + h[k - 1 :]
+            if k in wanted:
+                out[k] = grams
+    return out
+
+
 def build_index(texts: Iterable[str], n: int) -> np.ndarray:
     """The sorted unique n-gram hashes of an eval set's texts (uint64)."""
     parts = [ngram_hashes(normalized_words(t), n) for t in texts]
@@ -88,23 +106,37 @@ class Decontaminated:
     reject: str | None = None
 
 
+def by_length(value: np.ndarray | Mapping[int, np.ndarray], ngram: int) -> Mapping[int, np.ndarray]:
+    """An eval set's index as {n-gram length: sorted hashes}: a plain array holds `ngram`-grams only; a task
+    set of short items (data.task_set_indexes) holds each item whole, at n = min(ngram, its length)."""
+    return {ngram: value} if isinstance(value, np.ndarray) else value
+
+
 def decontaminate(
-    text: str, index: Mapping[str, np.ndarray], *, ngram: int = 13, policy: str = "remove_spans",
-    min_remaining_fraction: float = 0.5,
+    text: str, index: Mapping[str, np.ndarray | Mapping[int, np.ndarray]], *, ngram: int = 13,
+    policy: str = "remove_spans", min_remaining_fraction: float = 0.5,
 ) -> Decontaminated:
     """Check one document against every eval set's index; drop it or cut out the overlapping words."""
+    if not index:
+        return Decontaminated(text)
+    indexes = {name: by_length(index[name], ngram) for name in sorted(index)}
     words = normalized_words(text)
-    grams = ngram_hashes(words, ngram)
-    if grams.size == 0 or not index:
+    grams = ngram_hashes_by_length(words, {n for per_length in indexes.values() for n in per_length})
+    if not grams:
         return Decontaminated(text)
     covered = np.zeros(len(words), dtype=bool)
     matched = {}
-    for name in sorted(index):
-        hit = in_sorted(grams, index[name])
-        if hit.any():
-            matched[name] = int(hit.sum())
+    for name, per_length in indexes.items():
+        found = 0
+        for n, hashes in per_length.items():
+            if n not in grams or hashes.size == 0:
+                continue
+            hit = in_sorted(grams[n], hashes)
+            found += int(hit.sum())
             for start in np.flatnonzero(hit):  # an n-gram covers words start .. start + n - 1
-                covered[start : start + ngram] = True
+                covered[start : start + n] = True
+        if found:
+            matched[name] = found
     if not matched:
         return Decontaminated(text)
     worst = max(sorted(matched), key=matched.get)

@@ -39,13 +39,14 @@ class EvalIndexes:
 
 
 def build_item_index(rows: Iterable[tuple[str, str, str, str]], ngram: int = 13,
-                     short_items: bool = True) -> ItemIndex:
-    """rows: (task, item id, field, text). short_items=False leaves out items shorter than `ngram` words."""
+                     short_items: bool = True, min_words: int = 1) -> ItemIndex:
+    """rows: (task, item id, field, text). short_items=False leaves out items shorter than `ngram` words;
+    with short_items, items shorter than `min_words` are left out (a 3-word sentence is ordinary English)."""
     owners: dict[int, dict[int, list[tuple[str, str]]]] = defaultdict(lambda: defaultdict(list))
     for task, item_id, _, text in rows:
         words = normalized_words(text)
         n = min(ngram, len(words)) if short_items else ngram
-        if n == 0 or len(words) < n:
+        if n == 0 or len(words) < max(n, min_words):
             continue
         for h in set(ngram_hashes(words, n).tolist()):
             if (task, item_id) not in owners[n][h]:

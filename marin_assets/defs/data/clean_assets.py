@@ -47,6 +47,7 @@ def build_clean_assets(partitions: dg.PartitionsDefinition, recipe: CleaningReci
         deps=[
             dg.AssetDep("raw_corpus", partition_mapping=raw_mapping),
             dg.AssetDep("eval_set", partition_mapping=dg.AllPartitionMapping()),  # every eval set, for decontamination
+            dg.AssetDep("task_set_decontamination"),  # every task set's items (evaluation stage, by key), likewise
             dg.AssetDep("quality_classifier"),  # scores every document
         ],
         description="Spark-cleaned documents of one source, plus rejected (with rule) and quarantined records.",

@@ -1,6 +1,6 @@
 """The evaluation stage's Definitions: every training run, every run of the scaling suite and its held-out
-run, each evaluated on every registered task set (recipes/task_sets.yaml), and the two-step forecast of
-the held-out run's downstream metrics with its check.
+run, each evaluated on every registered task set (recipes/task_sets.yaml), the task sets' items for
+cleaning's decontamination, and the two-step forecast of the held-out run's downstream metrics with its check.
 
 `build_defs(registry, runs, suite)` lets tests build the same assets over their own runs and task sets.
 The runs' assets are named by key (training_run, scaling_run, heldout_run), never imported.
@@ -13,6 +13,7 @@ import dagster as dg
 from marin_assets.core import layout
 from marin_assets.defs.evaluation.downstream_eval_assets import build_eval_asset, task_set_source
 from marin_assets.defs.evaluation.forecast_assets import build_forecast_assets
+from marin_assets.defs.evaluation.decontamination_assets import build_decontamination_asset
 from marin_assets.evaluation.task_sets import TaskSetsRegistry, load_task_sets
 from marin_assets.scaling.run_results import output_parts, run_parts
 from marin_assets.scaling.suite_observations import evaluation_parts  # where the fits read them back
@@ -25,7 +26,7 @@ ALL_METRICS = "acc, centred acc, log-prob and normalised probability of the corr
 def build_defs(registry: TaskSetsRegistry, runs: TrainingRuns | None = None,
                suite: ScalingRecipe | None = None) -> dg.Definitions:
     task_sets = task_set_source(registry)
-    assets: list = [task_sets]
+    assets: list = [task_sets, build_decontamination_asset(registry)]
     ev = layout.EVALUATION
     if runs is not None and runs.runs:
         assets.append(build_eval_asset(
