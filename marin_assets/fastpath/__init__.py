@@ -8,7 +8,9 @@ when an upgrade changes what it relies on (marin_assets_tests/fastpath/test_trip
 - words/    spaCy's blank English tokenizer without spaCy (`words: fast | spacy`);
 - langid/   py3langid's classifier over many windows in numpy (`language.identifier: fast | py3langid`);
 - hashing/  SHA-1 as a compiled JAX kernel for the datasketch-compatible MinHash family
-            (`dedup.hash_family: datasketch`; the default `polynomial` needs none of it);
+            (`dedup.hash_family: datasketch`; the default `polynomial` needs none of it), and
+            str.lower().split() over a whole batch in numpy (lowercase_words.py; equal to str's words,
+            marin_assets_tests/data/test_hash_families.py);
 - maxtext/  the preemption checkpoint hook and MaxText's optional-dependency stub (no public hook exists);
 - spark/    Hadoop's qualified path through PySpark's Py4J gateway (no public call exists).
 """

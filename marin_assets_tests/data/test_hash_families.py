@@ -18,7 +18,7 @@ from marin_assets.data.dedup.dedup_keys import MinHasher, band_key_matrix
 from marin_assets.data.dedup.hash_families import family_names, hash_family, register
 from marin_assets.data.dedup.hash_families.datasketch_sha1 import fmix32
 from marin_assets.fastpath.hashing.sha1_kernel import CHUNKS, sha1_hash32_slices
-from marin_assets.data.dedup.hash_families.lowercase_words import UNICODE_SPACES, lowered, space_mask, word_spans
+from marin_assets.fastpath.hashing.lowercase_words import UNICODE_SPACES, lowered, space_mask, word_spans
 from marin_assets.data.dedup.lsh_bands import bands_array
 
 WORDS = ["alpha", "Beta", "GAMMA", "ΟΔΟΣ", "İSTANBUL", "naïve", "café", "“quoted”", "Straße", "ǅemal", "ﬁne",

@@ -1,6 +1,8 @@
 """A real failing materialization on a real instance, recorded by evaluating the run-failure sensor."""
 
+import contextlib
 import datetime as dt
+import io
 
 import dagster as dg
 import pytest
@@ -59,7 +61,16 @@ def test_unreadable_record_is_an_error_naming_the_file(tmp_path):
         list_failures(storage)
 
 
-def test_failed_materialization_is_recorded_by_the_sensor(tmp_path, capsys):
+def _cli(*args: str) -> str:
+    """The `marin` CLI's stdout. Not pytest's capsys: its sys.stdout swap, alive while Dagster's in-process
+    run redirects the step's output, left an xdist worker's capture closed (every later test errored)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(args)) == 0
+    return out.getvalue()
+
+
+def test_failed_materialization_is_recorded_by_the_sensor(tmp_path):
     root = str(tmp_path / "storage")
     defs = dg.Definitions(assets=[flaky_tokenized], sensors=[failure_catalog_sensor])
     job = defs.resolve_implicit_global_asset_job_def()
@@ -97,15 +108,12 @@ def test_failed_materialization_is_recorded_by_the_sensor(tmp_path, capsys):
         assert metadata["failures"].value == 1
         assert metadata["latest"].value.records[0].data["error"].startswith("ValueError: vocab mismatch")
 
-    assert main(["failures", "search", "vocab mismatch", "--storage-root", root]) == 0
-    assert result.run_id[:8] in capsys.readouterr().out
-    assert main(["failures", "search", "no such text", "--storage-root", root]) == 0
-    assert "no failures recorded" in capsys.readouterr().out
-    assert main(["failures", "show", result.run_id[:8], "--storage-root", root]) == 0
-    assert '"partition": "shard-b"' in capsys.readouterr().out
+    assert result.run_id[:8] in _cli("failures", "search", "vocab mismatch", "--storage-root", root)
+    assert "no failures recorded" in _cli("failures", "search", "no such text", "--storage-root", root)
+    assert '"partition": "shard-b"' in _cli("failures", "show", result.run_id[:8], "--storage-root", root)
 
 
-def test_a_failed_training_run_links_its_last_complete_checkpoint_and_renders_as_an_issue(tmp_path, capsys):
+def test_a_failed_training_run_links_its_last_complete_checkpoint_and_renders_as_an_issue(tmp_path):
     """The launch tags the run with its checkpoint folder; the record links the newest *complete* step
     (orbax's marker written), and `marin failures show RUN --markdown` prints a ready-to-file issue."""
     from marin_assets.core.checkpoint_folders import CHECKPOINTS_TAG, COMPLETE_MARKER
@@ -135,8 +143,7 @@ def test_a_failed_training_run_links_its_last_complete_checkpoint_and_renders_as
         failure_catalog_sensor(context)
     [record] = list_failures(Storage(root))
     assert record["last_checkpoint"] == f"{checkpoints}/200"
-    assert main(["failures", "show", result.run_id[:8], "--markdown", "--storage-root", root]) == 0
-    text = capsys.readouterr().out
+    text = _cli("failures", "show", result.run_id[:8], "--markdown", "--storage-root", root)
     assert text.startswith("# Failed run: crashing_run[shard-a]")
     assert f"- last complete checkpoint: `{checkpoints}/200`" in text
     assert "## Step `crashing_run`: RuntimeError" in text and "loss is NaN at step 250" in text

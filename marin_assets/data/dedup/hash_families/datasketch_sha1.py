@@ -18,7 +18,7 @@ import numpy as np
 
 from marin_assets.data.dedup.hash_families import register
 from marin_assets.fastpath.hashing.sha1_kernel import sha1_hash32_slices
-from marin_assets.data.dedup.hash_families.lowercase_words import lowered, shingle_word_ranges, word_spans
+from marin_assets.fastpath.hashing.lowercase_words import lowered, shingle_word_ranges, word_spans
 
 _FMIX = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16))
 _SPACE = np.uint8(32)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from marin_assets.data.dedup.hash_families import register
-from marin_assets.data.dedup.hash_families.lowercase_words import lowered, shingle_word_ranges, word_spans
+from marin_assets.fastpath.hashing.lowercase_words import lowered, shingle_word_ranges, word_spans
 
 _BYTE_BASE = np.uint64(0x100000001B3)  # odd, so it has an inverse modulo 2**64
 _BYTE_BASE_INV = np.uint64(pow(0x100000001B3, -1, 2**64))
