@@ -23,6 +23,8 @@ CLEAN = {"cleaned_documents"}
 # quality_classifier trains on the reference sources' extracted, normalised text: it reads them
 # through the same readers, formats and extractors.
 READ = {*CLEAN, "quality_classifier"}
+# a format's class holds its suffixes beside its reader, and raw_corpus lists a source's files by suffix
+FORMATS = {"raw_corpus", *READ}
 EXTERNAL_FITS = {"besiroglu2024/isoflop_fit", "besiroglu2024/parametric_fit", "besiroglu2024/scaling_predictions"}
 FITS = {"isoflop_fit", "parametric_fit", "scaling_predictions", "heldout_prediction", *EXTERNAL_FITS}
 TRAINED = {"training_run", "scaling_run", "heldout_run"}
@@ -37,12 +39,12 @@ MODULE_EDITS = {
     ("data/sources/source_files.py", "list_source_files"): {"raw_corpus", *READ},
     # the inventory is computed by raw_corpus alone; everything else reads the committed inventory.json
     ("data/sources/source_inventory.py", "source_inventory"): {"raw_corpus"},
-    ("data/formats/readers.py", "read_file"): READ,
-    ("data/formats/jsonl.py", "read_jsonl"): READ,
-    ("data/formats/parquet.py", "read_parquet"): READ,
-    ("data/formats/warc.py", "read_warc"): READ,
-    ("data/formats/html_dir.py", "read_html_file"): READ,
-    ("data/formats/html.py", "decode_html"): READ,
+    ("data/formats/readers.py", "read_file"): FORMATS,
+    ("data/formats/jsonl.py", "read_jsonl"): FORMATS,
+    ("data/formats/parquet.py", "read_parquet"): FORMATS,
+    ("data/formats/warc.py", "read_warc"): FORMATS,
+    ("data/formats/html_dir.py", "read_html_file"): FORMATS,
+    ("data/formats/html.py", "decode_html"): FORMATS,
     ("data/extract/extractor_choice.py", None): READ,
     ("data/clean/language_id.py", None): CLEAN,
     ("data/clean/filters/c4.py", None): CLEAN,

@@ -109,3 +109,22 @@ def test_the_recipe_order_of_filters_is_the_order_they_run():
     assert order(FilterSettings(fineweb={}, c4={})) == ["gopher_repetition", "gopher_quality", "fineweb", "c4"]
     # a filter not named keeps its default, placed before the first named one that follows it by default
     assert order(FilterSettings(gopher_repetition=None, c4={"min_num_sentences": 3})) == ["gopher_quality", "c4", "fineweb"]
+
+
+def test_the_filter_order_survives_the_jobs_values_and_changes_the_recipe_hash():
+    """The canonical JSON that hashes a recipe and carries it to Spark workers (cleaning_values) sorts keys:
+    the run order travels as `filters.order`, so a Dataproc worker runs the same order as the driver, and
+    reordering the section changes the recipe's hash (its code version). Before, the workers ran the filters
+    in key order (c4 first) and a reorder hashed the same."""
+    import json
+
+    from marin_assets.core.hashing import canonical_json, hash_json
+    from marin_assets.data.clean.filters.pipeline import FilterSettings
+
+    c4_second = FilterSettings.model_validate({"gopher_repetition": {}, "c4": {}, "gopher_quality": {}})
+    travelled = FilterSettings.model_validate(json.loads(canonical_json(c4_second.model_dump(mode="json"))))
+    assert travelled.order == c4_second.order == ["gopher_repetition", "c4", "gopher_quality", "fineweb"]
+    assert [f.name for f, _ in travelled.pipeline()] == [f.name for f, _ in c4_second.pipeline()]
+    assert hash_json(c4_second.model_dump(mode="json")) != hash_json(FilterSettings().model_dump(mode="json"))
+    with pytest.raises(ValueError, match="filters.order: names no place for"):
+        FilterSettings.model_validate({"c4": {}, "order": ["gopher_quality"]})

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ConfigDict, model_validator
+from pydantic import Field, ConfigDict, model_validator
 
 from marin_assets.core.recipes import Recipe
 from marin_assets.data.clean.filters.filter_base import FILTERS, QualityFilter
@@ -37,30 +37,41 @@ def _resolved_order(named: list[str]) -> list[str]:
 
 class FilterSettings(Recipe):
     """`reflow` (null: off), then one entry per quality filter by its registered name: its options, or null
-    for off. A section runs its filters in its order; filters it does not name keep their default."""
+    for off. A section runs its filters in its order; filters it does not name keep their default.
+
+    `order` is that order, derived when the section is read: it is what the filters' run order travels and
+    hashes as, since the canonical JSON of hashes and of the job's values (cleaning_values) sorts keys."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
     reflow: ReflowConfig | None = ReflowConfig()
+    order: list[str] = Field(default_factory=list, description="the order the quality filters run (default: "
+                             "the order the section names them in)")
 
     @model_validator(mode="before")
     @classmethod
     def _registered_filters(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        named = [name for name in data if name != "reflow"]
-        for name in named:
+        named = [name for name in data if name not in ("reflow", "order")]
+        for name in [*named, *data.get("order", [])]:
             if name not in FILTERS:
                 raise ValueError(f"filters.{name}: unknown quality filter '{name}'; known: {', '.join(FILTERS.names())}")
+        if "order" in data:  # a dumped section read back (the job's values): its order, not its keys' order
+            if missing := sorted(set(named) - set(data["order"])):
+                raise ValueError(f"filters.order: names no place for {missing}")
+            named = list(data["order"])
         out = {"reflow": data["reflow"]} if "reflow" in data else {}
-        for name in _resolved_order(named):
+        out["order"] = _resolved_order(named)
+        for name in out["order"]:
             options, config = data.get(name, {}), FILTERS[name].Config
             out[name] = options if options is None or isinstance(options, config) else config.model_validate(options)
         return out
 
     def filter_options(self) -> dict[str, Recipe | None]:
         """Each quality filter's options (None: off), in the order they run."""
-        return dict(self.model_extra or {})
+        extra = self.model_extra or {}
+        return {name: extra[name] for name in self.order}
 
     def pipeline(self) -> list[tuple[QualityFilter, Recipe]]:
         """(filter, its options) in the order they run, switched-off ones left out."""
