@@ -14,16 +14,11 @@ COPY_DIR holds a copy of `marin_assets` (first on sys.path). Against one ephemer
 from __future__ import annotations
 
 import ast
-import functools
-import importlib.metadata
 import json
 import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # an edit reverted within one second must not reuse a stale .pyc
-# Each reload re-imports marin_assets, whose code versions map imports to installed distributions (~0.9 s a
-# call, ~85 reloads); nothing is installed while the probe runs, so it asks the installed metadata once.
-importlib.metadata.packages_distributions = functools.cache(importlib.metadata.packages_distributions)
 
 
 def load(copy: Path):
